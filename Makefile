@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# rrxe developer entry points. Kbuild reads ./Kbuild, not this file, when it
+# builds the module, so everything here is for people.
+#
+#   make            build rrxe.ko (first run: toolchain root + test kernel)
+#   make run        boot a VM, add rrxe devices on a veth pair, show them
+#   make check      all tests: host unit tests, lint, VM tests
+#   make vm         interactive shell in the test VM
+#   make vm-run SCRIPT=path [ARGS=...]
+#   make clippy     build with CLIPPY=1
+#   make fmt        rustfmt the Rust sources
+#   make KDIR=/path/to/rust-enabled/kernel/build   build against your kernel
+
+S := scripts
+
+.PHONY: all modules run check vm vm-run clippy fmt fmt-check test-host bench clean toolchain kernel
+
+all modules:
+	@bash $(S)/build-module.sh
+
+toolchain:
+	@bash $(S)/mkroot.sh >/dev/null
+
+kernel:
+	@bash $(S)/build-kernel.sh test
+
+clippy:
+	@bash $(S)/build-module.sh CLIPPY=1
+
+run: modules
+	@bash $(S)/vm-run.sh tools/testing/run-demo.sh
+
+vm: modules
+	@bash $(S)/vm-run.sh
+
+vm-run: modules
+	@test -n "$(SCRIPT)" || { echo "usage: make vm-run SCRIPT=path [ARGS=...]"; exit 2; }
+	@bash $(S)/vm-run.sh $(SCRIPT) $(ARGS)
+
+check:
+	@bash $(S)/check.sh
+
+test-host:
+	@bash $(S)/check.sh host
+
+fmt:
+	@bash $(S)/fmt.sh
+
+fmt-check:
+	@bash $(S)/fmt.sh --check
+
+bench:
+	@echo "make bench: needs the data path (issue 4); nothing to measure yet."
+
+clean:
+	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; \
+	else bash -c '. $(S)/lib.sh; k=$$(kernel_dir test); \
+		[ -d "$$k" ] && inroot make -C "$$k" M="$$RRXE_TOP" LLVM=1 clean || true'; fi

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! An rrxe device: one RoCEv2 port on top of one Ethernet netdev.
+
+use crate::{
+    ib::{
+        self, consts::*, DeviceAttr, DeviceModify, IbDevice, Operations, PortAttr, PortEvent,
+        PortImmutable, PortModify,
+    },
+    net::NetDevRef,
+    params, proto, registry,
+};
+use kernel::{new_spinlock, prelude::*, sync::Arc, sync::SpinLock};
+
+/// Port state shared by the device and the registry (which the netdev
+/// notifier uses), so that events can reach a device that is still being
+/// registered or already going away.
+pub(crate) struct Port {
+    /// The netdev, until it is unregistered.
+    pub(crate) netdev: Option<NetDevRef>,
+    /// The last state reported to the core, so each change is reported once.
+    pub(crate) active: bool,
+    /// `port_cap_flags`, changeable with `modify_port`.
+    pub(crate) cap_flags: u32,
+}
+
+/// The part of a device the registry shares.
+#[pin_data]
+pub(crate) struct Shared {
+    #[pin]
+    pub(crate) port: SpinLock<Port>,
+}
+
+impl Shared {
+    /// Creates the shared state of a device attached to `netdev`.
+    pub(crate) fn new(netdev: NetDevRef) -> Result<Arc<Self>> {
+        Arc::pin_init(
+            pin_init!(Self {
+                port <- new_spinlock!(Port {
+                    netdev: Some(netdev),
+                    active: false,
+                    cap_flags: params::PORT_CAP_FLAGS,
+                }),
+            }),
+            GFP_KERNEL,
+        )
+    }
+
+    /// The netdev, with a reference the caller owns.
+    pub(crate) fn netdev(&self) -> Option<NetDevRef> {
+        self.port.lock().netdev.clone()
+    }
+
+    /// Drops the netdev reference (the netdev is being unregistered).
+    pub(crate) fn detach(&self) -> Option<NetDevRef> {
+        self.port.lock().netdev.take()
+    }
+
+    /// Records the port state of the netdev and returns the event to report,
+    /// if it changed since the last report.
+    pub(crate) fn update_state(&self) -> Option<PortEvent> {
+        let mut port = self.port.lock();
+        let active = port.netdev.as_ref().is_some_and(|n| n.is_active());
+        if active == port.active {
+            return None;
+        }
+        port.active = active;
+        Some(if active {
+            PortEvent::Active
+        } else {
+            PortEvent::Error
+        })
+    }
+}
+
+/// The driver data of an rrxe `ib_device`.
+#[pin_data(PinnedDrop)]
+pub(crate) struct RrxeDevice {
+    /// Registry key; the registry entry is removed when the device goes.
+    pub(crate) id: u64,
+    /// State shared with the registry.
+    pub(crate) shared: Arc<Shared>,
+    /// `sys_image_guid`, wire byte order.
+    #[pin]
+    sys_image_guid: SpinLock<u64>,
+}
+
+impl RrxeDevice {
+    /// The initialiser for the data of a new device.
+    pub(crate) fn new(id: u64, shared: Arc<Shared>, guid: u64) -> impl PinInit<Self, Error> {
+        try_pin_init!(Self {
+            id,
+            shared,
+            sys_image_guid <- new_spinlock!(guid),
+        })
+    }
+
+    fn check_port(port: u32) -> Result {
+        if port == params::PORT {
+            Ok(())
+        } else {
+            Err(EINVAL)
+        }
+    }
+}
+
+#[pinned_drop]
+impl PinnedDrop for RrxeDevice {
+    fn drop(self: Pin<&mut Self>) {
+        registry::remove(self.id);
+    }
+}
+
+#[vtable]
+impl Operations for RrxeDevice {
+    const DRIVER_ID: u32 = RDMA_DRIVER_RXE;
+    const UVERBS_ABI_VER: u32 = params::UVERBS_ABI_VERSION;
+
+    fn query_device(dev: &IbDevice<Self>, attr: &mut DeviceAttr) -> Result {
+        params::fill_device_attr(attr, *dev.sys_image_guid.lock());
+        Ok(())
+    }
+
+    fn query_port(dev: &IbDevice<Self>, port: u32, attr: &mut PortAttr) -> Result {
+        Self::check_port(port)?;
+        let ndev = dev.shared.netdev().ok_or(ENODEV)?;
+        params::fill_port_attr(attr, dev.shared.port.lock().cap_flags);
+        attr.active_mtu = proto::mtu::ib_mtu_for_netdev(ndev.mtu());
+        attr.phys_mtu = proto::mtu::ib_mtu_bytes(IB_MTU_4096);
+        if let Ok((speed, width)) = dev.eth_speed(port) {
+            attr.active_speed = speed;
+            attr.active_width = width;
+        }
+        (attr.state, attr.phys_state) = if ndev.is_active() {
+            (IB_PORT_ACTIVE, IB_PORT_PHYS_STATE_LINK_UP as u8)
+        } else if ndev.is_up() {
+            (IB_PORT_DOWN, IB_PORT_PHYS_STATE_POLLING as u8)
+        } else {
+            (IB_PORT_DOWN, IB_PORT_PHYS_STATE_DISABLED as u8)
+        };
+        Ok(())
+    }
+
+    fn port_immutable(_dev: &IbDevice<Self>, port: u32, imm: &mut PortImmutable) -> Result {
+        Self::check_port(port)?;
+        imm.core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+        imm.pkey_tbl_len = i32::from(params::PKEY_TABLE_LEN);
+        imm.gid_tbl_len = params::GID_TABLE_LEN;
+        imm.max_mad_size = IB_MGMT_MAD_SIZE;
+        Ok(())
+    }
+
+    fn link_layer(_dev: &IbDevice<Self>, _port: u32) -> u32 {
+        IB_LINK_LAYER_ETHERNET
+    }
+
+    fn netdev(dev: &IbDevice<Self>, port: u32) -> Option<NetDevRef> {
+        Self::check_port(port).ok()?;
+        dev.shared.netdev()
+    }
+
+    fn query_pkey(_dev: &IbDevice<Self>, port: u32, index: u16) -> Result<u16> {
+        Self::check_port(port)?;
+        if index >= params::PKEY_TABLE_LEN {
+            return Err(EINVAL);
+        }
+        Ok(IB_DEFAULT_PKEY_FULL as u16)
+    }
+
+    fn modify_device(dev: &IbDevice<Self>, mask: i32, attr: &DeviceModify) -> Result {
+        let supported = IB_DEVICE_MODIFY_SYS_IMAGE_GUID | IB_DEVICE_MODIFY_NODE_DESC;
+        let mask = mask as u32;
+        if mask & !supported != 0 {
+            return Err(EOPNOTSUPP);
+        }
+        if mask & IB_DEVICE_MODIFY_SYS_IMAGE_GUID != 0 {
+            // The core passes the GUID in host order; the attribute is wire order.
+            *dev.sys_image_guid.lock() = attr.sys_image_guid.to_be();
+        }
+        if mask & IB_DEVICE_MODIFY_NODE_DESC != 0 {
+            dev.set_node_desc(&attr.node_desc);
+        }
+        Ok(())
+    }
+
+    fn modify_port(dev: &IbDevice<Self>, port: u32, mask: i32, attr: &PortModify) -> Result {
+        Self::check_port(port)?;
+        if mask as u32 & !IB_PORT_RESET_QKEY_CNTR != 0 {
+            return Err(EOPNOTSUPP);
+        }
+        let mut p = dev.shared.port.lock();
+        p.cap_flags = (p.cap_flags | attr.set_port_cap_mask) & !attr.clr_port_cap_mask;
+        Ok(())
+    }
+
+    fn alloc_ucontext(_dev: &IbDevice<Self>) -> Result {
+        Ok(())
+    }
+
+    fn dealloc_ucontext(_dev: &IbDevice<Self>) {}
+
+    fn disassociate_ucontext(_dev: &IbDevice<Self>) {
+        // Nothing is mapped into user space yet, so there is nothing to revoke.
+    }
+
+    fn enabled(dev: &IbDevice<Self>) -> Result {
+        if let Some(ev) = dev.shared.update_state() {
+            dev.port_event(params::PORT, ev);
+        }
+        if let Some(ndev) = dev.shared.netdev() {
+            pr_info!("{}: added on {}\n", dev.name(), ndev.name());
+        }
+        Ok(())
+    }
+}
+
+/// The GUID of a device on a netdev with hardware address `mac` (or a random
+/// one, so that connection management still sees a unique GUID).
+pub(crate) fn guid_for(mac: Option<[u8; 6]>) -> u64 {
+    let mac = mac.unwrap_or_else(ib::random_mac);
+    u64::from_ne_bytes(ib::guid_from_mac(&mac))
+}

@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! RDMA devices: allocation, registration and the operations table.
+//!
+//! The core allocates a driver's device as one block that starts with
+//! `struct ib_device`; [`IbDevice<T>`] is that block, with the driver's data
+//! `T` right after the C struct. Lifetime follows the core's rules:
+//!
+//! - [`Unregistered<T>`] owns a device that is not registered yet; dropping
+//!   it deallocates it.
+//! - After `ib_register_device`, the core owns the device. It calls
+//!   `dealloc_driver` (dropping `T`) once unregistration is complete, which
+//!   may happen at any time (`rdma link delete`, netdev removal, ...).
+//! - [`DeviceHandle<T>`] keeps the memory of the device alive (a reference on
+//!   its `struct device`) but not `T`; it can only unregister or upgrade.
+//! - [`DeviceRef<T>`] is a registration reference (`ib_device_try_get`):
+//!   while one exists the device cannot finish unregistering, so `T` is alive.
+
+use crate::net::NetDevRef;
+use crate::sys;
+use core::{marker::PhantomData, ops::Deref, ptr::NonNull};
+use kernel::{
+    error::{from_result, to_result, VTABLE_DEFAULT_ERROR},
+    prelude::*,
+    types::Opaque,
+    ThisModule,
+};
+
+use super::{DeviceAttr, DeviceModify, PortAttr, PortImmutable, PortModify};
+
+/// Asynchronous port events a driver reports to the core's event handlers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum PortEvent {
+    /// The port became usable (`IB_EVENT_PORT_ACTIVE`).
+    Active,
+    /// The port went down (`IB_EVENT_PORT_ERR`).
+    Error,
+}
+
+/// The operations of an RDMA device. Operations a driver does not implement
+/// are left out of the C ops table, so the core answers `EOPNOTSUPP` to them.
+#[vtable]
+pub(crate) trait Operations: Sized + Send + Sync {
+    /// `enum rdma_driver_id` value reported to userspace.
+    const DRIVER_ID: u32;
+    /// ABI version the userspace provider checks.
+    const UVERBS_ABI_VER: u32;
+
+    /// Fills the device attributes.
+    fn query_device(dev: &IbDevice<Self>, attr: &mut DeviceAttr) -> Result;
+    /// Fills the attributes of `port`.
+    fn query_port(dev: &IbDevice<Self>, port: u32, attr: &mut PortAttr) -> Result;
+    /// Fills the immutable properties of `port`.
+    fn port_immutable(dev: &IbDevice<Self>, port: u32, imm: &mut PortImmutable) -> Result;
+    /// The link layer of `port` (`enum rdma_link_layer`).
+    fn link_layer(dev: &IbDevice<Self>, port: u32) -> u32;
+    /// The net device behind `port`, if any.
+    fn netdev(_dev: &IbDevice<Self>, _port: u32) -> Option<NetDevRef> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// The P_Key at `index` of `port`'s table.
+    fn query_pkey(_dev: &IbDevice<Self>, _port: u32, _index: u16) -> Result<u16> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Applies `mask`ed changes to the device.
+    fn modify_device(_dev: &IbDevice<Self>, _mask: i32, _attr: &DeviceModify) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Applies `mask`ed changes to `port`.
+    fn modify_port(_dev: &IbDevice<Self>, _port: u32, _mask: i32, _attr: &PortModify) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// A user process opened the device.
+    fn alloc_ucontext(_dev: &IbDevice<Self>) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// The user context is gone.
+    fn dealloc_ucontext(_dev: &IbDevice<Self>) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// The device is being removed while a process still has it open: drop
+    /// every mapping of the context. Implementing this lets removal proceed
+    /// without waiting for the process to exit.
+    fn disassociate_ucontext(_dev: &IbDevice<Self>) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Registration finished and the device is visible.
+    fn enabled(_dev: &IbDevice<Self>) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+}
+
+/// Fixed properties of a device, set before registration.
+pub(crate) struct DeviceParams {
+    /// Node GUID, in wire byte order.
+    pub(crate) node_guid: [u8; 8],
+    /// Node description (`node_desc`), truncated to 63 bytes.
+    pub(crate) node_desc: &'static CStr,
+    /// Number of completion vectors.
+    pub(crate) num_comp_vectors: u32,
+    /// Extra uverbs write commands accepted (bit per `IB_USER_VERBS_CMD_*`).
+    pub(crate) uverbs_cmds: &'static [u32],
+}
+
+/// A driver's RDMA device: the core's `struct ib_device` followed by the
+/// driver's data.
+///
+/// # Invariants
+///
+/// `ibdev` was allocated by `_ib_alloc_device` with the size of `Self`, and
+/// `data` is initialised from allocation until the core calls
+/// `dealloc_driver`. The core only invokes operations in that window.
+#[repr(C)]
+#[pin_data]
+pub(crate) struct IbDevice<T> {
+    ibdev: Opaque<sys::ib_device>,
+    #[pin]
+    data: T,
+}
+
+impl<T: Operations> IbDevice<T> {
+    /// # Safety
+    ///
+    /// `ptr` must be the `ib_device` of an `IbDevice<T>` whose data is
+    /// initialised and stays so for `'a`.
+    unsafe fn from_raw<'a>(ptr: *mut sys::ib_device) -> &'a Self {
+        // SAFETY: `ibdev` is the first field of a `repr(C)` struct, so the
+        // pointers coincide; the caller guarantees liveness.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    fn as_raw(&self) -> *mut sys::ib_device {
+        self.ibdev.get()
+    }
+
+    /// The device name, e.g. `rrxe0`.
+    pub(crate) fn name(&self) -> &CStr {
+        // SAFETY: the device is valid; its name lives as long as it does.
+        unsafe { CStr::from_char_ptr(sys::rrxe_ib_device_name(self.as_raw())) }
+    }
+
+    /// Reports an asynchronous event on `port` to the core's handlers.
+    pub(crate) fn port_event(&self, port: u32, event: PortEvent) {
+        let ev = match event {
+            PortEvent::Active => sys::IB_EVENT_PORT_ACTIVE,
+            PortEvent::Error => sys::IB_EVENT_PORT_ERR,
+        };
+        // SAFETY: the device is valid and registered operations may dispatch events.
+        unsafe { sys::rrxe_dispatch_port_event(self.as_raw(), port, ev as i32) };
+    }
+
+    /// The Ethernet speed and width of `port` as IB speed/width codes.
+    pub(crate) fn eth_speed(&self, port: u32) -> Result<(u16, u8)> {
+        let (mut speed, mut width) = (0u16, 0u8);
+        // SAFETY: the device is valid and both out-pointers are valid.
+        to_result(unsafe { sys::ib_get_eth_speed(self.as_raw(), port, &mut speed, &mut width) })?;
+        Ok((speed, width))
+    }
+
+    /// Replaces the node description (from `modify_device`).
+    pub(crate) fn set_node_desc(&self, desc: &[u8; 64]) {
+        // SAFETY: the device is valid. Like every driver we update the field
+        // in place; readers copy it as an opaque byte string.
+        unsafe { (*self.as_raw()).node_desc = *desc };
+    }
+
+    fn ops() -> sys::ib_device_ops {
+        sys::ib_device_ops {
+            driver_id: T::DRIVER_ID,
+            uverbs_abi_ver: T::UVERBS_ABI_VER,
+            size_ib_ucontext: size_of::<sys::ib_ucontext>(),
+            query_device: Some(Self::query_device),
+            query_port: Some(Self::query_port),
+            get_port_immutable: Some(Self::port_immutable),
+            get_link_layer: Some(Self::link_layer),
+            get_netdev: if T::HAS_NETDEV {
+                Some(Self::netdev)
+            } else {
+                None
+            },
+            query_pkey: if T::HAS_QUERY_PKEY {
+                Some(Self::query_pkey)
+            } else {
+                None
+            },
+            modify_device: if T::HAS_MODIFY_DEVICE {
+                Some(Self::modify_device)
+            } else {
+                None
+            },
+            modify_port: if T::HAS_MODIFY_PORT {
+                Some(Self::modify_port)
+            } else {
+                None
+            },
+            alloc_ucontext: if T::HAS_ALLOC_UCONTEXT {
+                Some(Self::alloc_ucontext)
+            } else {
+                None
+            },
+            dealloc_ucontext: if T::HAS_DEALLOC_UCONTEXT {
+                Some(Self::dealloc_ucontext)
+            } else {
+                None
+            },
+            disassociate_ucontext: if T::HAS_DISASSOCIATE_UCONTEXT {
+                Some(Self::disassociate_ucontext)
+            } else {
+                None
+            },
+            enable_driver: if T::HAS_ENABLED {
+                Some(Self::enable_driver)
+            } else {
+                None
+            },
+            dealloc_driver: Some(Self::dealloc_driver),
+            ..Default::default()
+        }
+    }
+
+    // The trampolines below are only installed in the ops table of an
+    // `IbDevice<T>`, and the core calls them only between registration setup
+    // and `dealloc_driver`, so `from_raw` is sound in each of them. Each has
+    // the same contract, stated once here and referenced from each.
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
+    /// with the arguments `struct ib_device_ops` documents for `query_device`.
+    unsafe extern "C" fn query_device(
+        ibdev: *mut sys::ib_device,
+        attr: *mut sys::ib_device_attr,
+        _udata: *mut sys::ib_udata,
+    ) -> i32 {
+        // SAFETY: see above; `attr` is a valid, exclusive out-parameter.
+        from_result(|| unsafe { T::query_device(Self::from_raw(ibdev), &mut *attr).map(|()| 0) })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
+    /// with the arguments `struct ib_device_ops` documents for `query_port`.
+    unsafe extern "C" fn query_port(
+        ibdev: *mut sys::ib_device,
+        port: u32,
+        attr: *mut sys::ib_port_attr,
+    ) -> i32 {
+        // SAFETY: see above; `attr` is a valid, exclusive out-parameter.
+        from_result(|| unsafe {
+            T::query_port(Self::from_raw(ibdev), port, &mut *attr).map(|()| 0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
+    /// with the arguments `struct ib_device_ops` documents for `port_immutable`.
+    unsafe extern "C" fn port_immutable(
+        ibdev: *mut sys::ib_device,
+        port: u32,
+        imm: *mut sys::ib_port_immutable,
+    ) -> i32 {
+        // SAFETY: see above; `imm` is a valid, exclusive out-parameter.
+        from_result(|| unsafe {
+            T::port_immutable(Self::from_raw(ibdev), port, &mut *imm).map(|()| 0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
+    /// with the arguments `struct ib_device_ops` documents for `link_layer`.
+    unsafe extern "C" fn link_layer(ibdev: *mut sys::ib_device, port: u32) -> u32 {
+        // SAFETY: see above.
+        T::link_layer(unsafe { Self::from_raw(ibdev) }, port)
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
+    /// with the arguments `struct ib_device_ops` documents for `netdev`.
+    unsafe extern "C" fn netdev(ibdev: *mut sys::ib_device, port: u32) -> *mut sys::net_device {
+        // SAFETY: see above.
+        match T::netdev(unsafe { Self::from_raw(ibdev) }, port) {
+            // The core releases the reference with dev_put().
+            Some(ndev) => ndev.into_raw(),
+            None => core::ptr::null_mut(),
+        }
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
+    /// with the arguments `struct ib_device_ops` documents for `query_pkey`.
+    unsafe extern "C" fn query_pkey(
+        ibdev: *mut sys::ib_device,
+        port: u32,
+        index: u16,
+        pkey: *mut u16,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: see above.
+            let value = T::query_pkey(unsafe { Self::from_raw(ibdev) }, port, index)?;
+            // SAFETY: `pkey` is a valid out-parameter.
+            unsafe { pkey.write(value) };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
+    /// with the arguments `struct ib_device_ops` documents for `modify_device`.
+    unsafe extern "C" fn modify_device(
+        ibdev: *mut sys::ib_device,
+        mask: i32,
+        attr: *mut sys::ib_device_modify,
+    ) -> i32 {
+        // SAFETY: see above; `attr` is valid for reads.
+        from_result(|| unsafe { T::modify_device(Self::from_raw(ibdev), mask, &*attr).map(|()| 0) })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
+    /// with the arguments `struct ib_device_ops` documents for `modify_port`.
+    unsafe extern "C" fn modify_port(
+        ibdev: *mut sys::ib_device,
+        port: u32,
+        mask: i32,
+        attr: *mut sys::ib_port_modify,
+    ) -> i32 {
+        // SAFETY: see above; `attr` is valid for reads.
+        from_result(|| unsafe {
+            T::modify_port(Self::from_raw(ibdev), port, mask, &*attr).map(|()| 0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
+    /// with the arguments `struct ib_device_ops` documents for `alloc_ucontext`.
+    unsafe extern "C" fn alloc_ucontext(
+        uctx: *mut sys::ib_ucontext,
+        _udata: *mut sys::ib_udata,
+    ) -> i32 {
+        // SAFETY: the core passes a context whose `device` is ours; see above.
+        from_result(|| unsafe { T::alloc_ucontext(Self::from_raw((*uctx).device)).map(|()| 0) })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
+    /// with the arguments `struct ib_device_ops` documents for `dealloc_ucontext`.
+    unsafe extern "C" fn dealloc_ucontext(uctx: *mut sys::ib_ucontext) {
+        // SAFETY: as in `alloc_ucontext`.
+        T::dealloc_ucontext(unsafe { Self::from_raw((*uctx).device) })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
+    /// with the arguments `struct ib_device_ops` documents for `disassociate_ucontext`.
+    unsafe extern "C" fn disassociate_ucontext(uctx: *mut sys::ib_ucontext) {
+        // SAFETY: as in `alloc_ucontext`.
+        T::disassociate_ucontext(unsafe { Self::from_raw((*uctx).device) })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
+    /// with the arguments `struct ib_device_ops` documents for `enable_driver`.
+    unsafe extern "C" fn enable_driver(ibdev: *mut sys::ib_device) -> i32 {
+        // SAFETY: see above.
+        from_result(|| T::enabled(unsafe { Self::from_raw(ibdev) }).map(|()| 0))
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
+    /// with the arguments `struct ib_device_ops` documents for `dealloc_driver`.
+    unsafe extern "C" fn dealloc_driver(ibdev: *mut sys::ib_device) {
+        let dev = ibdev.cast::<Self>();
+        // SAFETY: the core calls this exactly once, after the last operation;
+        // `data` was initialised when the ops were installed. The memory itself
+        // is freed later by the core.
+        unsafe { core::ptr::drop_in_place(&raw mut (*dev).data) };
+    }
+}
+
+impl<T> Deref for IbDevice<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.data
+    }
+}
+
+/// A device that is allocated and initialised but not registered.
+///
+/// # Invariants
+///
+/// `dev` points to an `IbDevice<T>` with initialised data and installed ops,
+/// owned by this object.
+pub(crate) struct Unregistered<T: Operations> {
+    dev: NonNull<IbDevice<T>>,
+}
+
+impl<T: Operations> Unregistered<T> {
+    /// Allocates a device and initialises its data with `init`.
+    pub(crate) fn new(
+        module: &ThisModule,
+        params: &DeviceParams,
+        init: impl PinInit<T, Error>,
+    ) -> Result<Self> {
+        // kzalloc() alignment is what the core gives us.
+        const { assert!(align_of::<IbDevice<T>>() <= 8) };
+        // SAFETY: the size covers `struct ib_device` at offset 0.
+        let raw = unsafe { sys::rrxe_ib_alloc_device(size_of::<IbDevice<T>>()) };
+        let dev = NonNull::new(raw.cast::<IbDevice<T>>()).ok_or(ENOMEM)?;
+        // SAFETY: the block is ours, zeroed and large enough; `data` is pinned
+        // inside it until `dealloc_driver`.
+        if let Err(e) = unsafe { pin_init::raw_try_init(&raw mut (*dev.as_ptr()).data, init) } {
+            // SAFETY: no ops are installed yet, so this only frees the block.
+            unsafe { sys::ib_dealloc_device(raw) };
+            return Err(e);
+        }
+        let mut ops = IbDevice::<T>::ops();
+        ops.owner = module.as_ptr().cast();
+        // SAFETY: `raw` is a valid, unregistered device that we own exclusively.
+        unsafe {
+            sys::ib_set_device_ops(raw, &ops);
+            (*raw).node_type = sys::RDMA_NODE_IB_CA as u8;
+            (*raw).phys_port_cnt = 1;
+            (*raw).num_comp_vectors = params.num_comp_vectors as i32;
+            (*raw).local_dma_lkey = 0;
+            (*raw).node_guid = u64::from_ne_bytes(params.node_guid);
+            for cmd in params.uverbs_cmds {
+                (*raw).uverbs_cmd_mask |= 1u64 << cmd;
+            }
+            let desc = params.node_desc.to_bytes();
+            for (dst, src) in (*raw).node_desc.iter_mut().zip(desc.iter().take(63)) {
+                *dst = *src;
+            }
+        }
+        // INVARIANT: data initialised and ops installed above.
+        Ok(Self { dev })
+    }
+
+    /// A handle that outlives registration.
+    pub(crate) fn handle(&self) -> DeviceHandle<T> {
+        DeviceHandle::new(self.dev.as_ptr().cast())
+    }
+
+    /// Registers the device as `name`. On failure the device is deallocated
+    /// (its data dropped); on success the core owns it.
+    pub(crate) fn register(self, name: &CStr) -> Result {
+        let raw = self.dev.as_ptr().cast::<sys::ib_device>();
+        // SAFETY: the device is valid and unregistered; a NULL DMA device makes
+        // the core use virtual DMA, as software drivers do.
+        let ret =
+            unsafe { sys::ib_register_device(raw, name.as_char_ptr(), core::ptr::null_mut()) };
+        if ret != 0 {
+            // Dropping `self` deallocates, as the core requires after a failure.
+            return Err(Error::from_errno(ret));
+        }
+        core::mem::forget(self);
+        Ok(())
+    }
+}
+
+impl<T: Operations> Drop for Unregistered<T> {
+    fn drop(&mut self) {
+        // SAFETY: we own the unregistered device; this runs `dealloc_driver`
+        // (dropping `T`) and releases the allocation reference.
+        unsafe { sys::ib_dealloc_device(self.dev.as_ptr().cast()) };
+    }
+}
+
+/// Keeps a device's memory alive, registered or not.
+///
+/// # Invariants
+///
+/// `ptr` is an `IbDevice<T>`'s `ib_device` on whose `struct device` this
+/// object holds a reference. `T` may already be dropped.
+pub(crate) struct DeviceHandle<T: Operations> {
+    ptr: NonNull<sys::ib_device>,
+    _t: PhantomData<T>,
+}
+
+// SAFETY: references on `struct device` may be taken and dropped on any thread.
+unsafe impl<T: Operations> Send for DeviceHandle<T> {}
+// SAFETY: the shared methods only call thread-safe core functions.
+unsafe impl<T: Operations> Sync for DeviceHandle<T> {}
+
+impl<T: Operations> DeviceHandle<T> {
+    fn new(ptr: *mut sys::ib_device) -> Self {
+        // SAFETY: callers pass a valid device; we take the reference we own.
+        unsafe { sys::rrxe_ib_device_get_dev(ptr) };
+        // INVARIANT: reference taken above; callers never pass NULL.
+        Self {
+            // SAFETY: see above.
+            ptr: unsafe { NonNull::new_unchecked(ptr) },
+            _t: PhantomData,
+        }
+    }
+
+    /// A registration reference, if the device is fully registered.
+    pub(crate) fn try_get(&self) -> Option<DeviceRef<T>> {
+        // SAFETY: the memory is alive by the type invariant.
+        unsafe { sys::rrxe_ib_device_try_get(self.ptr.as_ptr()) }.then(|| DeviceRef {
+            // INVARIANT: `ib_device_try_get` succeeded.
+            ptr: self.ptr,
+            _t: PhantomData,
+        })
+    }
+
+    /// Unregisters the device and waits for it, if it is still registered.
+    /// Must not be called from the device's own operations.
+    pub(crate) fn unregister(&self) {
+        // SAFETY: the memory is alive; the core serialises concurrent
+        // unregistration and ignores devices that are already unregistered.
+        unsafe { sys::ib_unregister_device(self.ptr.as_ptr()) };
+    }
+}
+
+impl<T: Operations> Clone for DeviceHandle<T> {
+    fn clone(&self) -> Self {
+        Self::new(self.ptr.as_ptr())
+    }
+}
+
+impl<T: Operations> Drop for DeviceHandle<T> {
+    fn drop(&mut self) {
+        // SAFETY: we own one reference by the type invariant.
+        unsafe { sys::rrxe_ib_device_put_dev(self.ptr.as_ptr()) };
+    }
+}
+
+/// A registration reference: the device stays registered (and `T` alive)
+/// while it exists.
+///
+/// # Invariants
+///
+/// This object owns one `ib_device_try_get` reference on `ptr`.
+pub(crate) struct DeviceRef<T: Operations> {
+    ptr: NonNull<sys::ib_device>,
+    _t: PhantomData<T>,
+}
+
+impl<T: Operations> DeviceRef<T> {
+    /// Starts asynchronous unregistration (safe from notifier context).
+    pub(crate) fn unregister_queued(self) {
+        // SAFETY: we hold a registration reference, as the core requires; it
+        // is dropped right after, letting the queued work proceed.
+        unsafe { sys::ib_unregister_device_queued(self.ptr.as_ptr()) };
+    }
+}
+
+impl<T: Operations> Deref for DeviceRef<T> {
+    type Target = IbDevice<T>;
+
+    fn deref(&self) -> &IbDevice<T> {
+        // SAFETY: a registration reference keeps `dealloc_driver` from running.
+        unsafe { IbDevice::from_raw(self.ptr.as_ptr()) }
+    }
+}
+
+impl<T: Operations> Drop for DeviceRef<T> {
+    fn drop(&mut self) {
+        // SAFETY: we own one registration reference.
+        unsafe { sys::ib_device_put(self.ptr.as_ptr()) };
+    }
+}

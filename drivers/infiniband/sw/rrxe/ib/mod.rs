@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Safe abstractions over the RDMA core (`drivers/infiniband/core`): device
+//! allocation and registration with a `#[vtable]` operations trait, rdma
+//! link types, and the plain-data attribute structs drivers fill in. Written
+//! to be independent of rrxe, as they would be in `rust/kernel/rdma`.
+
+mod device;
+mod link;
+
+pub(crate) use device::{
+    DeviceHandle, DeviceParams, IbDevice, Operations, PortEvent, Unregistered,
+};
+pub(crate) use link::{LinkOps, LinkRegistration};
+
+/// Device attributes returned by `query_device` (plain C data).
+pub(crate) type DeviceAttr = crate::sys::ib_device_attr;
+/// Port attributes returned by `query_port` (plain C data).
+pub(crate) type PortAttr = crate::sys::ib_port_attr;
+/// Immutable port properties returned by `get_port_immutable` (plain C data).
+pub(crate) type PortImmutable = crate::sys::ib_port_immutable;
+/// Arguments of `modify_device` (plain C data).
+pub(crate) type DeviceModify = crate::sys::ib_device_modify;
+/// Arguments of `modify_port` (plain C data).
+pub(crate) type PortModify = crate::sys::ib_port_modify;
+
+/// Constants of the RDMA core ABI that drivers put into the structs above.
+pub(crate) mod consts {
+    pub(crate) use crate::sys::{
+        IBK_ALLOW_USER_UNREG, IB_ATOMIC_HCA, IB_DEFAULT_PKEY_FULL, IB_DEVICE_ATOMIC_WRITE,
+        IB_DEVICE_AUTO_PATH_MIG, IB_DEVICE_BAD_PKEY_CNTR, IB_DEVICE_BAD_QKEY_CNTR,
+        IB_DEVICE_CHANGE_PHY_PORT, IB_DEVICE_FLUSH_GLOBAL, IB_DEVICE_FLUSH_PERSISTENT,
+        IB_DEVICE_MEM_MGT_EXTENSIONS, IB_DEVICE_MEM_WINDOW, IB_DEVICE_MEM_WINDOW_TYPE_2B,
+        IB_DEVICE_MODIFY_NODE_DESC, IB_DEVICE_MODIFY_SYS_IMAGE_GUID, IB_DEVICE_PORT_ACTIVE_EVENT,
+        IB_DEVICE_RC_RNR_NAK_GEN, IB_DEVICE_SRQ_RESIZE, IB_DEVICE_SYS_IMAGE_GUID,
+        IB_DEVICE_UD_AV_PORT_ENFORCE, IB_LINK_LAYER_ETHERNET, IB_MGMT_MAD_SIZE, IB_MTU_4096,
+        IB_PORT_ACTIVE, IB_PORT_CM_SUP, IB_PORT_DOWN, IB_PORT_PHYS_STATE_DISABLED,
+        IB_PORT_PHYS_STATE_LINK_UP, IB_PORT_PHYS_STATE_POLLING, IB_PORT_RESET_QKEY_CNTR,
+        IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, IB_WIDTH_1X,
+        RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_DRIVER_RXE,
+    };
+}
+
+/// The EUI-64 GUID the RDMA core expects for a MAC address (IPv6 style, with
+/// the universal/local bit flipped), in wire (big-endian) byte order.
+pub(crate) fn guid_from_mac(mac: &[u8; 6]) -> [u8; 8] {
+    let mut eui = [0u8; 8];
+    // SAFETY: both buffers are valid for the sizes `addrconf_addr_eui48` uses.
+    unsafe { crate::sys::rrxe_eui48(eui.as_mut_ptr(), mac.as_ptr()) };
+    eui
+}
+
+/// A random locally administered unicast MAC, for netdevs without one.
+pub(crate) fn random_mac() -> [u8; 6] {
+    let mut mac = [0u8; 6];
+    // SAFETY: `mac` has room for the 6 bytes `eth_random_addr` writes.
+    unsafe { crate::sys::rrxe_random_mac(mac.as_mut_ptr()) };
+    mac
+}
+
+/// The number of possible CPUs: the completion vectors a device offers.
+pub(crate) fn num_possible_cpus() -> u32 {
+    // SAFETY: reads a boot-time constant.
+    unsafe { crate::sys::rrxe_num_possible_cpus() }
+}
+
+/// Runs `f` with the RTNL lock held.
+pub(crate) fn with_rtnl<R>(f: impl FnOnce() -> R) -> R {
+    // SAFETY: rtnl_lock may sleep; all callers are in process context.
+    unsafe { crate::sys::rrxe_rtnl_lock() };
+    let r = f();
+    // SAFETY: we took the lock just above.
+    unsafe { crate::sys::rrxe_rtnl_unlock() };
+    r
+}
+
+/// Whether the C `rdma_rxe` driver (same driver id) already serves `dev`.
+pub(crate) fn rxe_device_on(dev: &crate::net::NetDev) -> bool {
+    // SAFETY: `dev` is valid; a non-null result carries a registration
+    // reference that we drop right away.
+    let ibdev =
+        unsafe { crate::sys::ib_device_get_by_netdev(dev.as_raw(), consts::RDMA_DRIVER_RXE) };
+    if ibdev.is_null() {
+        return false;
+    }
+    // SAFETY: `ibdev` was returned with a reference held, which we release.
+    unsafe { crate::sys::ib_device_put(ibdev) };
+    true
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! `rdma link add NAME type rrxe netdev DEV`: validate the netdev, create
+//! the device, register it.
+
+use crate::{
+    device::{self, RrxeDevice, Shared},
+    ib::{self, consts::*, DeviceParams, LinkOps, Unregistered},
+    net::{NetDev, NetDevRef},
+    registry,
+};
+use kernel::prelude::*;
+
+/// The `rrxe` link type.
+pub(crate) struct RrxeLink;
+
+/// Every refusal gets one line in the kernel log saying why.
+fn refuse(name: &CStr, ndev: &NetDev, why: &str, err: Error) -> Result {
+    pr_err!("cannot add {} on {}: {}\n", name, ndev.name(), why);
+    Err(err)
+}
+
+impl LinkOps for RrxeLink {
+    const TYPE: &'static CStr = c"rrxe";
+
+    fn newlink(name: &CStr, ndev: &NetDev) -> Result {
+        if !ndev.is_ether() {
+            return refuse(name, ndev, "not an Ethernet device", EOPNOTSUPP);
+        }
+        if ndev.is_vlan() {
+            return refuse(
+                name,
+                ndev,
+                "a VLAN device; add the link on its real device",
+                EPERM,
+            );
+        }
+        if registry::has_netdev(ndev) {
+            return refuse(name, ndev, "it already has an rrxe device", EEXIST);
+        }
+        if ib::rxe_device_on(ndev) {
+            return refuse(name, ndev, "it already has an rdma_rxe device", EEXIST);
+        }
+
+        let id = registry::next_id();
+        let shared = Shared::new(NetDevRef::new(ndev))?;
+        let params = DeviceParams {
+            node_guid: device::guid_for(ndev.mac()).to_ne_bytes(),
+            node_desc: c"rrxe",
+            num_comp_vectors: ib::num_possible_cpus(),
+            uverbs_cmds: &[IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ],
+        };
+        let guid = u64::from_ne_bytes(params.node_guid);
+        let dev = Unregistered::new(
+            crate::this_module(),
+            &params,
+            RrxeDevice::new(id, shared.clone(), guid),
+        )?;
+
+        // Under RTNL the netdev cannot start unregistering between the check
+        // and the insert, so its NETDEV_UNREGISTER is sure to find us.
+        ib::with_rtnl(|| {
+            if !ndev.is_registered() {
+                return Err(ENODEV);
+            }
+            registry::insert(id, ndev, shared.clone(), dev.handle())
+        })
+        .or_else(|e| refuse(name, ndev, "it is going away or already taken", e))?;
+
+        let handle = dev.handle();
+        if let Err(e) = dev.register(name) {
+            // The core says ENFILE when the name is in use.
+            let (why, e) = if e == ENFILE {
+                ("the device name is already in use", EEXIST)
+            } else {
+                ("registration failed", e)
+            };
+            return refuse(name, ndev, why, e);
+        }
+        // The netdev may have gone while we registered: the notifier then
+        // found no registered device to remove, so remove it here.
+        if shared.netdev().is_none() {
+            handle.unregister();
+            return Err(ENODEV);
+        }
+        Ok(())
+    }
+}

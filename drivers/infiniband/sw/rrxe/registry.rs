@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The set of rrxe devices, so that netdev events reach the device on that
+//! netdev, a second link on one netdev is refused, and module unload removes
+//! every device (and only rrxe's: C rxe shares our driver id, so the core's
+//! per-driver-id sweep would take its devices too).
+
+use crate::{
+    device::{RrxeDevice, Shared},
+    ib::DeviceHandle,
+    net::NetDev,
+};
+use kernel::{prelude::*, sync::Arc};
+
+/// One device.
+pub(crate) struct Entry {
+    id: u64,
+    /// Identity of the netdev while attached; 0 once it is unregistered.
+    netdev: usize,
+    /// The device's port state, valid even when the device is not registered.
+    pub(crate) shared: Arc<Shared>,
+    /// Keeps the device's memory alive for unregistration and events.
+    pub(crate) handle: DeviceHandle<RrxeDevice>,
+}
+
+/// All devices, and the next id.
+pub(crate) struct Registry {
+    next_id: u64,
+    entries: KVec<Entry>,
+}
+
+kernel::sync::global_lock! {
+    // SAFETY: `init` is called first thing in module init, before any use.
+    pub(crate) unsafe(uninit) static REGISTRY: Mutex<Registry> = Registry {
+        next_id: 1,
+        entries: KVec::new(),
+    };
+}
+
+/// Sets the registry up; module init calls this once, before anything else.
+pub(crate) fn init() {
+    // SAFETY: called exactly once, from module init, before any other use.
+    unsafe { REGISTRY.init() };
+}
+
+/// A fresh device id.
+pub(crate) fn next_id() -> u64 {
+    let mut reg = REGISTRY.lock();
+    let id = reg.next_id;
+    reg.next_id += 1;
+    id
+}
+
+/// Whether an rrxe device is attached to `dev`.
+pub(crate) fn has_netdev(dev: &NetDev) -> bool {
+    REGISTRY.lock().entries.iter().any(|e| e.netdev == dev.id())
+}
+
+/// Adds a device. The caller holds RTNL and has checked that the netdev is
+/// registered, so its `NETDEV_UNREGISTER` will find this entry.
+pub(crate) fn insert(
+    id: u64,
+    dev: &NetDev,
+    shared: Arc<Shared>,
+    handle: DeviceHandle<RrxeDevice>,
+) -> Result {
+    let mut reg = REGISTRY.lock();
+    if reg.entries.iter().any(|e| e.netdev == dev.id()) {
+        return Err(EEXIST);
+    }
+    reg.entries.push(
+        Entry {
+            id,
+            netdev: dev.id(),
+            shared,
+            handle,
+        },
+        GFP_KERNEL,
+    )?;
+    Ok(())
+}
+
+/// Removes device `id` (from its `dealloc_driver`).
+pub(crate) fn remove(id: u64) {
+    let mut reg = REGISTRY.lock();
+    if let Some(i) = reg.entries.iter().position(|e| e.id == id) {
+        // Dropping the entry releases its device reference; the core still
+        // holds its own, so this is never the last one.
+        drop(reg.entries.remove(i));
+    }
+}
+
+/// Runs `f` on the entry attached to `dev`, if any, with the registry locked.
+pub(crate) fn with_netdev<R>(dev: &NetDev, f: impl FnOnce(&mut Entry) -> R) -> Option<R> {
+    let mut reg = REGISTRY.lock();
+    reg.entries.iter_mut().find(|e| e.netdev == dev.id()).map(f)
+}
+
+impl Entry {
+    /// Forgets the netdev identity (it is being unregistered).
+    pub(crate) fn forget_netdev(&mut self) {
+        self.netdev = 0;
+    }
+}
+
+/// Handles of every device, for unregistering them all.
+fn all_handles() -> Result<KVec<DeviceHandle<RrxeDevice>>> {
+    let reg = REGISTRY.lock();
+    let mut out = KVec::with_capacity(reg.entries.len(), GFP_KERNEL)?;
+    for e in reg.entries.iter() {
+        out.push(e.handle.clone(), GFP_KERNEL)?;
+    }
+    Ok(out)
+}
+
+/// Unregisters every rrxe device when dropped: the last step of module
+/// unload, after the link type and the notifier are gone.
+pub(crate) struct Sweeper;
+
+impl Drop for Sweeper {
+    fn drop(&mut self) {
+        // Entries leave the registry in their dealloc_driver, so loop until
+        // none is left (each pass makes progress; an allocation failure only
+        // means we take one device at a time).
+        loop {
+            let handles = match all_handles() {
+                Ok(h) => h,
+                Err(_) => {
+                    let first = REGISTRY.lock().entries.first().map(|e| e.handle.clone());
+                    match first {
+                        Some(h) => {
+                            h.unregister();
+                            continue;
+                        }
+                        None => break,
+                    }
+                }
+            };
+            if handles.is_empty() {
+                break;
+            }
+            for h in handles.iter() {
+                h.unregister();
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! rrxe: software RDMA over Converged Ethernet (RoCEv2), in Rust.
+//!
+//! `rdma link add NAME type rrxe netdev DEV` attaches an RDMA device to an
+//! Ethernet netdev. The device is driven by rdma-core's unmodified rxe
+//! provider: it reports the rxe driver id and implements the rxe user ABI.
+//!
+//! Layout: [`sys`] is the only raw FFI; [`ib`] and [`net`] are safe
+//! abstractions over the RDMA core and netdevs; the rest is driver logic in
+//! safe Rust; [`proto`] is pure protocol code, also tested on the host.
+
+mod device;
+mod events;
+mod ib;
+mod link;
+mod net;
+mod params;
+// Most of the wire format waits for the data path (requester, responder).
+#[allow(dead_code)]
+mod proto;
+mod registry;
+mod sys;
+
+#[cfg(CONFIG_KUNIT)]
+mod kunit;
+
+use kernel::{prelude::*, ModuleMetadata};
+
+module! {
+    type: RrxeModule,
+    name: "rrxe",
+    authors: ["The rrxe developers"],
+    description: "Soft RoCE (RoCEv2) RDMA driver in Rust",
+    license: "GPL",
+    alias: ["rdma-link-rrxe"],
+}
+
+/// This module, for the `owner` of the objects it hands to the kernel.
+fn this_module() -> &'static ThisModule {
+    &<RrxeModule as ModuleMetadata>::THIS_MODULE
+}
+
+/// The module: its fields are torn down in declaration order on unload —
+/// first no new links, then no netdev events, then every device removed.
+#[pin_data]
+struct RrxeModule {
+    #[pin]
+    link: ib::LinkRegistration<link::RrxeLink>,
+    #[pin]
+    notifier: net::NetdevNotifier<events::RrxeEvents>,
+    sweeper: registry::Sweeper,
+}
+
+impl kernel::InPlaceModule for RrxeModule {
+    fn init(_module: &'static ThisModule) -> impl PinInit<Self, Error> {
+        registry::init();
+        // The notifier is registered before the link type, so every device
+        // ever created sees its netdev's events.
+        try_pin_init!(Self {
+            sweeper: registry::Sweeper,
+            notifier <- net::NetdevNotifier::new(),
+            link <- ib::LinkRegistration::new(),
+        })
+    }
+}

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Raw FFI: the one place where rrxe touches the kernel's C API directly.
+//!
+//! `bindings_generated.rs` is produced at build time by bindgen from
+//! `include/rrxe/bindings.h` against the headers of the kernel we build for
+//! (see the module's `Kbuild`), so struct layouts always match that kernel.
+//! The C helpers in `rrxe_helpers.c` wrap static inline functions. Only the
+//! safe abstractions in [`crate::ib`] and [`crate::net`] use this module; it
+//! re-exports just what they need, as drivers/gpu/nova-core does.
+
+#[allow(
+    clippy::all,
+    missing_docs,
+    non_camel_case_types,
+    non_upper_case_globals,
+    non_snake_case,
+    improper_ctypes,
+    unreachable_pub,
+    unsafe_op_in_unsafe_fn,
+    dead_code,
+    clippy::as_underscore,
+    clippy::cast_lossless,
+    clippy::ptr_as_ptr,
+    clippy::ref_as_ptr,
+    clippy::undocumented_unsafe_blocks
+)]
+mod raw {
+    use kernel::ffi;
+    use pin_init::{MaybeZeroable, Zeroable};
+
+    // Blocklisted by the kernel's bindgen parameters; defined as rust/bindings does.
+    type __kernel_size_t = usize;
+    type __kernel_ssize_t = isize;
+    type __kernel_ptrdiff_t = isize;
+
+    // SAFETY: `__BindgenBitfieldUnit<Storage>` is a newtype around `Storage`, so it is
+    // all-zeroes-valid exactly when `Storage` is.
+    unsafe impl<Storage> Zeroable for __BindgenBitfieldUnit<Storage> where Storage: Zeroable {}
+
+    include!("bindings_generated.rs");
+}
+
+// Types.
+pub(crate) use raw::{
+    ib_device, ib_device_attr, ib_device_modify, ib_device_ops, ib_port_attr, ib_port_immutable,
+    ib_port_modify, ib_ucontext, ib_udata, net_device, notifier_block, rdma_link_ops,
+};
+
+// Functions.
+pub(crate) use raw::{
+    ib_dealloc_device, ib_device_get_by_netdev, ib_device_put, ib_get_eth_speed,
+    ib_register_device, ib_set_device_ops, ib_unregister_device, ib_unregister_device_queued,
+    rdma_link_register, rdma_link_unregister, register_netdevice_notifier,
+    unregister_netdevice_notifier,
+};
+
+// C helpers (rrxe_helpers.c).
+pub(crate) use raw::{
+    rrxe_dispatch_port_event, rrxe_eui48, rrxe_ib_alloc_device, rrxe_ib_device_get_dev,
+    rrxe_ib_device_name, rrxe_ib_device_put_dev, rrxe_ib_device_try_get,
+    rrxe_netdev_from_notifier_info, rrxe_netdev_hold, rrxe_netdev_is_ether,
+    rrxe_netdev_is_registered, rrxe_netdev_is_up, rrxe_netdev_is_vlan, rrxe_netdev_mac,
+    rrxe_netdev_mtu, rrxe_netdev_name, rrxe_netdev_port_state, rrxe_netdev_put,
+    rrxe_num_possible_cpus, rrxe_random_mac, rrxe_rtnl_lock, rrxe_rtnl_unlock,
+};
+
+// Constants.
+pub(crate) use raw::{
+    IBK_ALLOW_USER_UNREG, IB_ATOMIC_HCA, IB_DEFAULT_PKEY_FULL, IB_DEVICE_ATOMIC_WRITE,
+    IB_DEVICE_AUTO_PATH_MIG, IB_DEVICE_BAD_PKEY_CNTR, IB_DEVICE_BAD_QKEY_CNTR,
+    IB_DEVICE_CHANGE_PHY_PORT, IB_DEVICE_FLUSH_GLOBAL, IB_DEVICE_FLUSH_PERSISTENT,
+    IB_DEVICE_MEM_MGT_EXTENSIONS, IB_DEVICE_MEM_WINDOW, IB_DEVICE_MEM_WINDOW_TYPE_2B,
+    IB_DEVICE_MODIFY_NODE_DESC, IB_DEVICE_MODIFY_SYS_IMAGE_GUID, IB_DEVICE_PORT_ACTIVE_EVENT,
+    IB_DEVICE_RC_RNR_NAK_GEN, IB_DEVICE_SRQ_RESIZE, IB_DEVICE_SYS_IMAGE_GUID,
+    IB_DEVICE_UD_AV_PORT_ENFORCE, IB_EVENT_PORT_ACTIVE, IB_EVENT_PORT_ERR, IB_LINK_LAYER_ETHERNET,
+    IB_MGMT_MAD_SIZE, IB_MTU_4096, IB_PORT_ACTIVE, IB_PORT_CM_SUP, IB_PORT_DOWN,
+    IB_PORT_PHYS_STATE_DISABLED, IB_PORT_PHYS_STATE_LINK_UP, IB_PORT_PHYS_STATE_POLLING,
+    IB_PORT_RESET_QKEY_CNTR, IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ,
+    IB_WIDTH_1X, NETDEV_CHANGE, NETDEV_CHANGEMTU, NETDEV_DOWN, NETDEV_UNREGISTER, NETDEV_UP,
+    NOTIFY_DONE, RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_DRIVER_RXE, RDMA_NODE_IB_CA,
+};

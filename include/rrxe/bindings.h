@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The kernel API surface rrxe's Rust sys layer is generated from. Only the
+ * items allowlisted in drivers/infiniband/sw/rrxe/bindgen_parameters are
+ * turned into Rust.
+ */
+#ifndef RRXE_BINDINGS_H
+#define RRXE_BINDINGS_H
+
+#include <linux/netdevice.h>
+#include <linux/notifier.h>
+#include <rdma/ib_mad.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/rdma_netlink.h>
+#include <rdma/rdma_user_rxe.h>
+#include <rrxe/helpers.h>
+
+#endif /* RRXE_BINDINGS_H */

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * C wrappers for kernel static inline functions and macros that Rust cannot
+ * call directly. Each one is a thin, obviously-correct shim; all logic lives
+ * in Rust. Implemented in drivers/infiniband/sw/rrxe/rrxe_helpers.c.
+ */
+#ifndef RRXE_HELPERS_H
+#define RRXE_HELPERS_H
+
+#include <linux/types.h>
+
+struct net_device;
+struct ib_device;
+
+struct net_device *rrxe_netdev_from_notifier_info(void *info);
+void rrxe_netdev_hold(struct net_device *ndev);
+void rrxe_netdev_put(struct net_device *ndev);
+const char *rrxe_netdev_name(const struct net_device *ndev);
+unsigned int rrxe_netdev_mtu(const struct net_device *ndev);
+bool rrxe_netdev_is_up(const struct net_device *ndev);
+bool rrxe_netdev_is_ether(const struct net_device *ndev);
+bool rrxe_netdev_is_vlan(const struct net_device *ndev);
+/* Copies the MAC into @mac and returns true if the netdev has a 6-byte one. */
+bool rrxe_netdev_mac(const struct net_device *ndev, u8 mac[6]);
+/* IB_PORT_ACTIVE when the netdev is up with carrier, else IB_PORT_DOWN. */
+int rrxe_netdev_port_state(const struct net_device *ndev);
+
+/* NETREG_REGISTERED: the netdev will see NETDEV_UNREGISTER later. */
+bool rrxe_netdev_is_registered(const struct net_device *ndev);
+
+/* ib_alloc_device() in init_net, as the macro does for in-tree drivers. */
+struct ib_device *rrxe_ib_alloc_device(size_t size);
+bool rrxe_ib_device_try_get(struct ib_device *ibdev);
+void rrxe_ib_device_get_dev(struct ib_device *ibdev);
+void rrxe_ib_device_put_dev(struct ib_device *ibdev);
+const char *rrxe_ib_device_name(const struct ib_device *ibdev);
+
+void rrxe_rtnl_lock(void);
+void rrxe_rtnl_unlock(void);
+void rrxe_eui48(u8 eui[8], const u8 mac[6]);
+void rrxe_random_mac(u8 mac[6]);
+unsigned int rrxe_num_possible_cpus(void);
+void rrxe_dispatch_port_event(struct ib_device *ibdev, u32 port, int event);
+
+#endif /* RRXE_HELPERS_H */

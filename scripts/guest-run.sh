@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Runs inside the test VM (see vm-run.sh): runs one test script, then checks
+# the kernel log and kmemleak, and prints `RRXE-EXIT: N` for the host.
+set -u
+script=$1
+name=$(basename "$script")
+
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+kml=/sys/kernel/debug/kmemleak
+[ -w $kml ] && echo clear >$kml
+dmesg --clear
+
+bash "$script" "${@:2}"
+rc=$?
+
+# kmemleak only reports objects older than 5 s that stayed unreferenced over
+# two scans: wait, then scan twice.
+if [ -w $kml ]; then
+	sleep 6
+	echo scan >$kml
+	echo scan >$kml
+	if [ -s $kml ]; then
+		echo "not ok - $name: kmemleak found leaks"
+		head -60 $kml
+		rc=1
+	fi
+fi
+
+# Any of these in the kernel log fails the run, whatever the script said.
+bad='Oops|BUG:|WARNING:|KASAN|UBSAN|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|refcount_t:|blocked for more than|general protection fault|kernel BUG|Call Trace:|unreferenced object|list_(add|del) corruption|sleeping function called from invalid context'
+if dmesg | grep -Eq "$bad"; then
+	echo "not ok - $name: kernel log has a splat"
+	dmesg | grep -E -B5 -A40 "$bad" | head -150
+	rc=1
+else
+	echo "ok - $name: kernel log clean"
+fi
+echo "RRXE-EXIT: $rc"
+exit "$rc"

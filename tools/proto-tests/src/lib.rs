@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Host build of rrxe's kernel-independent protocol module.
+//!
+//! The module source lives in the driver tree and is included here by path,
+//! so the tests exercise exactly the code the kernel module compiles. Its
+//! items are `pub(crate)` (as the kernel's `unreachable_pub` lint wants), so
+//! the tests live inside this crate rather than in `tests/`.
+
+#![no_std]
+
+#[cfg(test)]
+extern crate std;
+
+// Nothing in this library uses the protocol items outside `cfg(test)`, as
+// in the driver before its users are written.
+#[allow(dead_code)]
+#[path = "../../../drivers/infiniband/sw/rrxe/proto/mod.rs"]
+pub mod proto;
+
+#[cfg(test)]
+mod tests;

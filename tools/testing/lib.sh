@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the VM test scripts in tools/testing/vm. Each assertion prints
+# `ok - ...` or `not ok - ...`; the test runner counts them. A script exits
+# non-zero if any assertion failed.
+
+RRXE_FAILS=0
+
+ok() { echo "ok - $*"; }
+not_ok() {
+	echo "not ok - $*"
+	RRXE_FAILS=$((RRXE_FAILS + 1))
+}
+
+# check DESCRIPTION COMMAND...: passes when COMMAND succeeds.
+check() {
+	local desc=$1
+	shift
+	local out
+	if out=$("$@" 2>&1); then
+		ok "$desc"
+	else
+		not_ok "$desc"
+		echo "$out" | head -20 | sed 's/^/    /'
+	fi
+}
+
+# check_fails DESCRIPTION ERRNO_TEXT COMMAND...: passes when COMMAND fails and
+# its output mentions ERRNO_TEXT (e.g. "File exists").
+check_fails() {
+	local desc=$1 want=$2
+	shift 2
+	local out
+	if out=$("$@" 2>&1); then
+		not_ok "$desc (succeeded)"
+	elif echo "$out" | grep -q "$want"; then
+		ok "$desc"
+	else
+		not_ok "$desc (wanted '$want')"
+		echo "$out" | head -5 | sed 's/^/    /'
+	fi
+}
+
+# check_dmesg DESCRIPTION REGEX: the kernel log has a line matching REGEX.
+check_dmesg() {
+	check "$1" sh -c "dmesg | grep -Eq '$2'"
+}
+
+# The number of RDMA links of driver type rrxe (by device name prefix) or all.
+link_count() { rdma link show 2>/dev/null | grep -c "^link ${1:-}"; }
+
+# ibv_devinfo -v field of a device, e.g. devinfo_field rrxe0 state
+devinfo_field() {
+	ibv_devinfo -v -d "$1" | awk -v f="$2" '$1 == f":" { $1 = ""; sub(/^ /, ""); print; exit }'
+}
+
+load_rrxe() { insmod "$RRXE_KO"; }
+unload_rrxe() { rmmod rrxe; }
+
+# A veth pair a0 <-> b0 in the initial namespace, both up, with addresses.
+veth_pair() {
+	ip link add a0 type veth peer name b0
+	ip addr add 198.18.0.1/24 dev a0
+	ip addr add 198.18.0.2/24 dev b0
+	ip link set a0 up
+	ip link set b0 up
+}
+
+finish() {
+	if [ "$RRXE_FAILS" = 0 ]; then exit 0; fi
+	exit 1
+}

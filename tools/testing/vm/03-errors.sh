@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Bad input to `rdma link add`: a clear errno, a line in the kernel log,
+# nothing registered, nothing leaked (kmemleak runs after the script).
+. "$RRXE_TOP/tools/testing/lib.sh"
+
+veth_pair
+load_rrxe
+devices() { ls /sys/class/infiniband 2>/dev/null | wc -l; }
+
+check_fails "unknown netdev: ENODEV" "No such device" rdma link add bad0 type rrxe netdev nosuch0
+
+ip tuntap add dev tun0 mode tun
+ip link set tun0 up
+check_fails "tun (not Ethernet): EOPNOTSUPP" "Operation not supported" \
+	rdma link add bad1 type rrxe netdev tun0
+check_dmesg "kernel log says why (tun0)" 'rrxe: cannot add bad1 on tun0: not an Ethernet device'
+
+if ip link add link a0 name a0.7 type vlan id 7 2>/dev/null; then
+	check_fails "VLAN device: EPERM" "Operation not permitted" rdma link add bad2 type rrxe netdev a0.7
+	check_dmesg "kernel log says why (VLAN)" 'rrxe: cannot add bad2 on a0.7: a VLAN device'
+	ip link del a0.7
+fi
+check "nothing registered after refusals" test "$(devices)" = 0
+
+check "first link on a0" rdma link add rrxe0 type rrxe netdev a0
+check_fails "second link on a0: EEXIST" "File exists" rdma link add rrxe1 type rrxe netdev a0
+check_dmesg "kernel log says why (second link)" 'rrxe: cannot add rrxe1 on a0: it already has an rrxe device'
+check_fails "name already taken: EEXIST" "File exists" rdma link add rrxe0 type rrxe netdev b0
+check_dmesg "kernel log says why (name taken)" 'rrxe: cannot add rrxe0 on b0: the device name is already in use'
+check "still exactly one device" test "$(devices)" = 1
+check "b0 is still free for a link" rdma link add rrxe1 type rrxe netdev b0
+
+# Verbs the driver does not implement yet fail cleanly.
+check "unimplemented verbs fail cleanly (alloc_pd)" python3 - <<'PY'
+import errno
+from pyverbs.device import Context
+from pyverbs.pd import PD
+from pyverbs.pyverbs_error import PyverbsRDMAError
+ctx = Context(name="rrxe0")
+try:
+    PD(ctx)
+except PyverbsRDMAError as e:
+    print("alloc_pd:", e)
+    assert e.error_code in (errno.EOPNOTSUPP, errno.ENOSYS), e.error_code
+else:
+    raise SystemExit("alloc_pd unexpectedly succeeded")
+ctx.close()
+PY
+
+check "rmmod with devices present" unload_rrxe
+check "all devices gone" test "$(devices)" = 0
+ip link del tun0
+ip link del a0
+finish

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Devices go away with their netdev, with `rdma link delete` and with rmmod;
+# many add/delete and load/unload cycles leave nothing behind.
+. "$RRXE_TOP/tools/testing/lib.sh"
+
+gone() {
+	for _ in $(seq 50); do
+		[ -e "/sys/class/infiniband/$1" ] || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+veth_pair
+load_rrxe
+rdma link add rrxe0 type rrxe netdev a0
+ip link del a0 # also removes b0
+check "deleting the netdev removes the device" gone rrxe0
+
+veth_pair
+rdma link add rrxe0 type rrxe netdev a0
+check "ibv_devinfo works before delete" ibv_devinfo -d rrxe0
+check "rdma link delete" rdma link delete rrxe0
+check "device gone after rdma link delete" gone rrxe0
+
+fails=0
+for i in $(seq 100); do
+	rdma link add rrxe0 type rrxe netdev a0 && rdma link delete rrxe0 || fails=$((fails + 1))
+done
+check "100 link add/delete cycles" test $fails = 0
+
+fails=0
+for i in $(seq 20); do
+	{ rmmod rrxe && insmod "$RRXE_KO" && rdma link add rrxe0 type rrxe netdev a0 &&
+		rdma link add rrxe1 type rrxe netdev b0; } || fails=$((fails + 1))
+done
+check "20 rmmod/insmod cycles, each leaving two devices behind" test $fails = 0
+check "rmmod removes both devices" unload_rrxe
+check "no devices left" sh -c "! ls /sys/class/infiniband | grep -q ."
+
+# A process holding the device open does not block removal.
+load_rrxe
+rdma link add rrxe0 type rrxe netdev a0
+python3 -c "
+from pyverbs.device import Context
+import time
+ctx = Context(name='rrxe0')
+time.sleep(30)
+" &
+holder=$!
+sleep 3
+check "rdma link delete while a process has the device open" timeout 20 rdma link delete rrxe0
+check "device gone with an open context" gone rrxe0
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
+check "rmmod after the holder exits" unload_rrxe
+ip link del a0
+finish
