@@ -6,13 +6,24 @@ set -u
 script=$1
 name=$(basename "$script")
 
-mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 kml=/sys/kernel/debug/kmemleak
 [ -w $kml ] && echo clear >$kml
+
+# Any of these in the kernel log fails the run, whatever the script said.
+bad='Oops|BUG:|WARNING:|KASAN|UBSAN|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|refcount_t:|blocked for more than|general protection fault|kernel BUG|Call Trace:|unreferenced object|list_(add|del) corruption|sleeping function called from invalid context'
+rc=0
+if dmesg | grep -Eq "$bad"; then
+	echo "not ok - $name: the kernel booted with a splat"
+	dmesg | grep -E -B5 -A40 "$bad" | head -80
+	rc=1
+fi
 dmesg --clear
 
-bash "$script" "${@:2}"
-rc=$?
+# Userspace verbs need the RDMA core's user access modules; without udev
+# nobody loads them for us.
+modprobe -a ib_core ib_uverbs rdma_ucm || rc=1
+
+bash "$script" "${@:2}" || rc=1
 
 # kmemleak only reports objects older than 5 s that stayed unreferenced over
 # two scans: wait, then scan twice.
@@ -27,8 +38,6 @@ if [ -w $kml ]; then
 	fi
 fi
 
-# Any of these in the kernel log fails the run, whatever the script said.
-bad='Oops|BUG:|WARNING:|KASAN|UBSAN|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|refcount_t:|blocked for more than|general protection fault|kernel BUG|Call Trace:|unreferenced object|list_(add|del) corruption|sleeping function called from invalid context'
 if dmesg | grep -Eq "$bad"; then
 	echo "not ok - $name: kernel log has a splat"
 	dmesg | grep -E -B5 -A40 "$bad" | head -150

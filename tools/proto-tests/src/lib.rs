@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Host build of rrxe's kernel-independent protocol module.
+//! Host build of rrxe's kernel-independent protocol and logic modules.
 //!
-//! The module source lives in the driver tree and is included here by path,
-//! so the tests exercise exactly the code the kernel module compiles. Its
+//! The module sources live in the driver tree and are included here by path,
+//! so the tests exercise exactly the code the kernel module compiles. Their
 //! items are `pub(crate)` (as the kernel's `unreachable_pub` lint wants), so
 //! the tests live inside this crate rather than in `tests/`.
 
@@ -17,6 +17,11 @@ extern crate std;
 #[allow(dead_code)]
 #[path = "../../../drivers/infiniband/sw/rrxe/proto/mod.rs"]
 pub mod proto;
+
+// The control-path logic, likewise compiled unchanged from the driver tree.
+#[allow(dead_code)]
+#[path = "../../../drivers/infiniband/sw/rrxe/logic/mod.rs"]
+pub mod logic;
 
 #[cfg(test)]
 mod tests;

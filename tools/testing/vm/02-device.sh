@@ -34,12 +34,12 @@ watch=$!
 sleep 1
 ip link set b0 down # a0 loses carrier
 check "carrier down: PORT_DOWN" sh -c "ibv_devinfo -d rrxe0 | grep -Eq 'state:[[:space:]]+PORT_DOWN \(1\)'"
-check "carrier down: phys_state POLLING" sh -c "ibv_devinfo -d rrxe0 | grep -Eq 'phys_state:[[:space:]]+POLLING'"
+check "carrier down: phys_state POLLING" sh -c "ibv_devinfo -v -d rrxe0 | grep -Eq 'phys_state:[[:space:]]+POLLING'"
 ip link set b0 up
 sleep 1
 check "carrier up: PORT_ACTIVE" sh -c "ibv_devinfo -d rrxe0 | grep -Eq 'state:[[:space:]]+PORT_ACTIVE \(4\)'"
 ip link set a0 down
-check "admin down: phys_state DISABLED" sh -c "ibv_devinfo -d rrxe0 | grep -Eq 'phys_state:[[:space:]]+DISABLED'"
+check "admin down: phys_state DISABLED" sh -c "ibv_devinfo -v -d rrxe0 | grep -Eq 'phys_state:[[:space:]]+DISABLED'"
 ip link set a0 up
 sleep 1
 kill $watch 2>/dev/null

@@ -8,12 +8,16 @@
 //!
 //! Layout: [`sys`] is the only raw FFI; [`ib`] and [`net`] are safe
 //! abstractions over the RDMA core and netdevs; the rest is driver logic in
-//! safe Rust; [`proto`] is pure protocol code, also tested on the host.
+//! safe Rust; [`proto`] (wire format) and [`logic`] (verbs rules) are pure
+//! code, also tested on the host.
 
 mod device;
 mod events;
 mod ib;
 mod link;
+// Pure control-path rules (QP states, rings, keys) for the verbs to come.
+#[allow(dead_code)]
+mod logic;
 mod net;
 mod params;
 // Most of the wire format waits for the data path (requester, responder).

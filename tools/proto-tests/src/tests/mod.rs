@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Unit and property tests of the protocol module, plus the proptest
-//! strategies they share.
+//! Unit and property tests of the protocol and logic modules, plus the
+//! proptest strategies they share.
 
 mod headers;
+mod icrc;
+mod keys;
 mod mtu;
 mod opcode;
 mod packet;
 mod psn;
+mod qp_state;
+mod queue;
 
 use proptest::prelude::*;
 

@@ -12,11 +12,13 @@
 //! - [`opcode`]: the opcode table (transport, headers, role of each opcode).
 //! - [`headers`]: the BTH and extension header layouts.
 //! - [`packet`]: validating a received packet and building headers.
+//! - [`icrc`]: the invariant CRC that ends every packet.
 //! - [`wire`]: the bounds-checked big-endian cursors the codecs use.
 //! - [`error`]: parse and build errors.
 
 pub(crate) mod error;
 pub(crate) mod headers;
+pub(crate) mod icrc;
 pub(crate) mod mtu;
 pub(crate) mod opcode;
 pub(crate) mod packet;

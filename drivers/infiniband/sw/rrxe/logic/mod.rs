@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Control-path verbs logic, independent of the kernel.
+//!
+//! Like [`crate::proto`]'s wire code, everything here is pure computation
+//! on plain values: no allocation, no `unsafe`, no kernel APIs and no
+//! panics on any input, so the same source is compiled into the driver and,
+//! unchanged, into the host test crate (`tools/proto-tests`). The driver
+//! keeps the state (locks, atomics, shared memory) and asks these modules
+//! what is allowed and where things are.
+//!
+//! - [`qp_state`]: QP states, types and attribute masks, and which
+//!   `modify_qp` transitions the IB core allows.
+//! - [`queue`]: index arithmetic for the rings shared with user space,
+//!   safe against any index a user writes.
+//! - [`keys`]: MR and MW L_Key/R_Key layout, ranges and reuse.
+
+pub(crate) mod keys;
+pub(crate) mod qp_state;
+pub(crate) mod queue;

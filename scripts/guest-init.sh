@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# PID 1 of the test VM (see vm-run.sh). The root filesystem is the trixie
+# toolchain root over 9p, read-only; this makes the few directories tests
+# write to writable (tmpfs overlays), links the kernel's modules in, runs the
+# command file named by rrxe_cmd= on the kernel command line, and powers off.
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root TERM=${TERM:-linux}
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+mkdir -p /dev/pts /dev/shm
+mount -t devpts devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+
+# Writable views of the read-only root, for what tests and tools write.
+mkdir -p /run/ovl
+for d in etc usr var root home; do
+	mkdir -p "/run/ovl/$d/upper" "/run/ovl/$d/work"
+	mount -t overlay overlay -o "lowerdir=/$d,upperdir=/run/ovl/$d/upper,workdir=/run/ovl/$d/work" "/$d"
+done
+mkdir -p /run/netns /var/tmp
+
+# Kernel modules of the running kernel (installed by vm-run.sh).
+if [ -n "${rrxe_mods:-}" ]; then
+	mkdir -p /usr/lib/modules
+	ln -sfn "$rrxe_mods/lib/modules/$(uname -r)" "/usr/lib/modules/$(uname -r)"
+fi
+
+hostname rrxe-vm
+ip link set lo up
+
+if [ -n "${rrxe_cmd:-}" ] && [ -f "$rrxe_cmd" ]; then
+	bash "$rrxe_cmd"
+else
+	echo "rrxe VM: interactive shell; exit to power off."
+	setsid bash -c 'exec bash -l </dev/ttyS0 >/dev/ttyS0 2>&1'
+fi
+sync
+busybox poweroff -f
