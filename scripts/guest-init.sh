@@ -13,13 +13,14 @@ mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /tmp
 mount -t debugfs debugfs /sys/kernel/debug
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 
 # Writable views of the read-only root, for what tests and tools write.
+# Overlays, not empty tmpfs: the repo or the cache may live under any of
+# them (a CI clone in /tmp, the cache in /root/.cache).
 mkdir -p /run/ovl
-for d in etc usr var root home; do
+for d in etc usr var root home tmp; do
 	mkdir -p "/run/ovl/$d/upper" "/run/ovl/$d/work"
 	mount -t overlay overlay -o "lowerdir=/$d,upperdir=/run/ovl/$d/upper,workdir=/run/ovl/$d/work" "/$d"
 done
