@@ -103,44 +103,20 @@ impl Entry {
     }
 }
 
-/// Handles of every device, for unregistering them all.
-fn all_handles() -> Result<KVec<DeviceHandle<RrxeDevice>>> {
-    let reg = REGISTRY.lock();
-    let mut out = KVec::with_capacity(reg.entries.len(), GFP_KERNEL)?;
-    for e in reg.entries.iter() {
-        out.push(e.handle.clone(), GFP_KERNEL)?;
-    }
-    Ok(out)
-}
-
 /// Unregisters every rrxe device when dropped: the last step of module
 /// unload, after the link type and the notifier are gone.
 pub(crate) struct Sweeper;
 
 impl Drop for Sweeper {
     fn drop(&mut self) {
-        // Entries leave the registry in their dealloc_driver, so loop until
-        // none is left (each pass makes progress; an allocation failure only
-        // means we take one device at a time).
+        // Entries leave the registry in their dealloc_driver, which the
+        // synchronous unregistration runs, so take the first until none is
+        // left. The registry lock is not held while unregistering.
         loop {
-            let handles = match all_handles() {
-                Ok(h) => h,
-                Err(_) => {
-                    let first = REGISTRY.lock().entries.first().map(|e| e.handle.clone());
-                    match first {
-                        Some(h) => {
-                            h.unregister();
-                            continue;
-                        }
-                        None => break,
-                    }
-                }
-            };
-            if handles.is_empty() {
-                break;
-            }
-            for h in handles.iter() {
-                h.unregister();
+            let first = REGISTRY.lock().entries.first().map(|e| e.handle.clone());
+            match first {
+                Some(handle) => handle.unregister(),
+                None => break,
             }
         }
     }
