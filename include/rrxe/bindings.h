@@ -9,6 +9,7 @@
 
 #include <linux/netdevice.h>
 #include <linux/notifier.h>
+#include <net/net_namespace.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/rdma_netlink.h>

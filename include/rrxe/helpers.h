@@ -11,6 +11,7 @@
 
 struct net_device;
 struct ib_device;
+struct net;
 
 struct net_device *rrxe_netdev_from_notifier_info(void *info);
 void rrxe_netdev_hold(struct net_device *ndev);
@@ -27,6 +28,8 @@ int rrxe_netdev_port_state(const struct net_device *ndev);
 
 /* NETREG_REGISTERED: the netdev will see NETDEV_UNREGISTER later. */
 bool rrxe_netdev_is_registered(const struct net_device *ndev);
+/* dev_net(): the network namespace the netdev lives in. */
+struct net *rrxe_netdev_net(const struct net_device *ndev);
 
 /* ib_alloc_device() in init_net, as the macro does for in-tree drivers. */
 struct ib_device *rrxe_ib_alloc_device(size_t size);

@@ -8,7 +8,7 @@
 use crate::{
     device::{RrxeDevice, Shared},
     ib::DeviceHandle,
-    net::NetDev,
+    net::{Net, NetDev, PernetEvents},
 };
 use kernel::{prelude::*, sync::Arc};
 
@@ -17,6 +17,8 @@ pub(crate) struct Entry {
     id: u64,
     /// Identity of the netdev while attached; 0 once it is unregistered.
     netdev: usize,
+    /// Identity of the netdev's network namespace while attached.
+    net: usize,
     /// The device's port state, valid even when the device is not registered.
     pub(crate) shared: Arc<Shared>,
     /// Keeps the device's memory alive for unregistration and events.
@@ -72,6 +74,7 @@ pub(crate) fn insert(
         Entry {
             id,
             netdev: dev.id(),
+            net: dev.net().id(),
             shared,
             handle,
         },
@@ -100,6 +103,36 @@ impl Entry {
     /// Forgets the netdev identity (it is being unregistered).
     pub(crate) fn forget_netdev(&mut self) {
         self.netdev = 0;
+        self.net = 0;
+    }
+}
+
+/// Finishes, before `net` is dismantled, the removal of every device that
+/// lives on a netdev in `net` or has lost its netdev (a veth peer in `net`,
+/// say) and is still being unregistered.
+///
+/// Why: the RDMA core keeps a sysfs "compat device" per device in every
+/// namespace. Its netns exit deletes the ones for `net`, but skips those a
+/// concurrent unregistration has already taken, without waiting for that
+/// deletion to finish; the uevent it sends then uses the namespace's freed
+/// uevent socket. Completing our unregistrations here, while `net` is fully
+/// alive, keeps rrxe devices out of that race.
+pub(crate) struct NetnsTeardown;
+
+impl PernetEvents for NetnsTeardown {
+    fn pre_exit(net: &Net) {
+        let mut doomed = KVec::new();
+        for e in REGISTRY.lock().entries.iter() {
+            if e.netdev == 0 || e.net == net.id() {
+                // Out of memory only means this device takes the slow path.
+                let _ = doomed.push(e.handle.clone(), GFP_KERNEL);
+            }
+        }
+        // Synchronous: returns once the device is gone, including when an
+        // unregistration queued earlier is still running.
+        for handle in doomed {
+            handle.unregister();
+        }
     }
 }
 

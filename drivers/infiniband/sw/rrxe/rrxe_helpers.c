@@ -71,6 +71,11 @@ bool rrxe_netdev_is_registered(const struct net_device *ndev)
 	return READ_ONCE(ndev->reg_state) == NETREG_REGISTERED;
 }
 
+struct net *rrxe_netdev_net(const struct net_device *ndev)
+{
+	return dev_net(ndev);
+}
+
 struct ib_device *rrxe_ib_alloc_device(size_t size)
 {
 	return _ib_alloc_device(size, &init_net);

@@ -46,7 +46,8 @@ fn this_module() -> &'static ThisModule {
 }
 
 /// The module: its fields are torn down in declaration order on unload —
-/// first no new links, then no netdev events, then every device removed.
+/// first no new links, then no netdev events, then every device removed, and
+/// last the netns hook (with no device left, it has nothing to do).
 #[pin_data]
 struct RrxeModule {
     #[pin]
@@ -54,6 +55,8 @@ struct RrxeModule {
     #[pin]
     notifier: net::NetdevNotifier<events::RrxeEvents>,
     sweeper: registry::Sweeper,
+    #[pin]
+    netns: net::Pernet<registry::NetnsTeardown>,
 }
 
 impl kernel::InPlaceModule for RrxeModule {
@@ -62,6 +65,7 @@ impl kernel::InPlaceModule for RrxeModule {
         // The notifier is registered before the link type, so every device
         // ever created sees its netdev's events.
         try_pin_init!(Self {
+            netns <- net::Pernet::new(),
             sweeper: registry::Sweeper,
             notifier <- net::NetdevNotifier::new(),
             link <- ib::LinkRegistration::new(),

@@ -44,15 +44,16 @@ mod raw {
 // Types.
 pub(crate) use raw::{
     ib_device, ib_device_attr, ib_device_modify, ib_device_ops, ib_port_attr, ib_port_immutable,
-    ib_port_modify, ib_ucontext, ib_udata, net_device, notifier_block, rdma_link_ops,
+    ib_port_modify, ib_ucontext, ib_udata, net, net_device, notifier_block, pernet_operations,
+    rdma_link_ops,
 };
 
 // Functions.
 pub(crate) use raw::{
     ib_dealloc_device, ib_device_get_by_netdev, ib_device_put, ib_get_eth_speed,
     ib_register_device, ib_set_device_ops, ib_unregister_device, ib_unregister_device_queued,
-    rdma_link_register, rdma_link_unregister, register_netdevice_notifier,
-    unregister_netdevice_notifier,
+    rdma_link_register, rdma_link_unregister, register_netdevice_notifier, register_pernet_device,
+    unregister_netdevice_notifier, unregister_pernet_device,
 };
 
 // C helpers (rrxe_helpers.c).
@@ -61,7 +62,7 @@ pub(crate) use raw::{
     rrxe_ib_device_name, rrxe_ib_device_put_dev, rrxe_ib_device_try_get,
     rrxe_netdev_from_notifier_info, rrxe_netdev_hold, rrxe_netdev_is_ether,
     rrxe_netdev_is_registered, rrxe_netdev_is_up, rrxe_netdev_is_vlan, rrxe_netdev_mac,
-    rrxe_netdev_mtu, rrxe_netdev_name, rrxe_netdev_port_state, rrxe_netdev_put,
+    rrxe_netdev_mtu, rrxe_netdev_name, rrxe_netdev_net, rrxe_netdev_port_state, rrxe_netdev_put,
     rrxe_num_possible_cpus, rrxe_random_mac, rrxe_rtnl_lock, rrxe_rtnl_unlock,
 };
 

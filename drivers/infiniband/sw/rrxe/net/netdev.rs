@@ -38,6 +38,14 @@ impl NetDev {
         self.as_raw() as usize
     }
 
+    /// The network namespace the device lives in.
+    pub(crate) fn net(&self) -> &super::Net {
+        // SAFETY: `self` is valid by the type invariant, and a netdev's
+        // namespace outlives it (a device is moved or unregistered before its
+        // namespace goes away).
+        unsafe { super::Net::from_raw(sys::rrxe_netdev_net(self.as_raw())) }
+    }
+
     /// The interface name, e.g. `eth0`.
     pub(crate) fn name(&self) -> &CStr {
         // SAFETY: `self` is valid by the type invariant; `netdev_name` returns a
