@@ -11,7 +11,10 @@
 #include <linux/notifier.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_mad.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+#include <linux/vmalloc.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/rdma_user_rxe.h>
 #include <rrxe/helpers.h>

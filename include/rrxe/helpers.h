@@ -45,4 +45,31 @@ void rrxe_random_mac(u8 mac[6]);
 unsigned int rrxe_num_possible_cpus(void);
 void rrxe_dispatch_port_event(struct ib_device *ibdev, u32 port, int event);
 
+struct vm_area_struct;
+struct rdma_user_mmap_entry;
+struct uverbs_attr_bundle;
+struct ib_udata;
+struct ib_cq;
+struct ib_qp;
+struct ib_srq;
+
+/* vmalloc_user(): zeroed, page-granular, mappable with remap_vmalloc_range. */
+void *rrxe_vmalloc_user(size_t size);
+unsigned long rrxe_vma_len(const struct vm_area_struct *vma);
+u64 rrxe_mmap_offset(const struct rdma_user_mmap_entry *entry);
+/* The driver's udata of a command, or NULL for kernel callers. */
+struct ib_udata *rrxe_attrs_udata(struct uverbs_attr_bundle *attrs);
+/* The user context a command came from. */
+struct ib_ucontext *rrxe_udata_ucontext(struct ib_udata *udata);
+/* Copies a response out; EINVAL if userspace left too little room. */
+int rrxe_udata_respond(struct ib_udata *udata, const void *src, size_t len);
+/* Copies a command in; EINVAL if userspace sent too little. */
+int rrxe_udata_read(struct ib_udata *udata, void *dst, size_t len);
+int rrxe_copy_to_user(u64 uaddr, const void *src, size_t len);
+/* Calls the CQ's completion handler, if any. */
+void rrxe_cq_event(struct ib_cq *cq);
+/* Delivers an asynchronous event to the one object given. */
+void rrxe_async_event(struct ib_device *dev, int event, struct ib_cq *cq,
+		      struct ib_qp *qp, struct ib_srq *srq);
+
 #endif /* RRXE_HELPERS_H */

@@ -34,19 +34,23 @@ check "still exactly one device" test "$(devices)" = 1
 check "b0 is still free for a link" rdma link add rrxe1 type rrxe netdev b0
 
 # Verbs the driver does not implement yet fail cleanly.
-check "unimplemented verbs fail cleanly (alloc_pd)" python3 - <<'PY'
+check "unimplemented verbs fail cleanly (alloc_mw)" python3 - <<'PY'
 import errno
 from pyverbs.device import Context
 from pyverbs.pd import PD
+from pyverbs.mr import MW
 from pyverbs.pyverbs_error import PyverbsRDMAError
+import pyverbs.enums as e
 ctx = Context(name="rrxe0")
+pd = PD(ctx)
 try:
-    PD(ctx)
-except PyverbsRDMAError as e:
-    print("alloc_pd:", e)
-    assert e.error_code in (errno.EOPNOTSUPP, errno.ENOSYS), e.error_code
+    MW(pd, e.IBV_MW_TYPE_1)
+except PyverbsRDMAError as err:
+    print("alloc_mw:", err)
+    assert err.error_code in (errno.EOPNOTSUPP, errno.ENOSYS), err.error_code
 else:
-    raise SystemExit("alloc_pd unexpectedly succeeded")
+    raise SystemExit("alloc_mw unexpectedly succeeded")
+pd.close()
 ctx.close()
 PY
 

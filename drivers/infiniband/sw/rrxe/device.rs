@@ -3,14 +3,49 @@
 //! An rrxe device: one RoCEv2 port on top of one Ethernet netdev.
 
 use crate::{
+    cq::RrxeCq,
     ib::{
-        self, consts::*, DeviceAttr, DeviceModify, IbDevice, Operations, PortAttr, PortEvent,
-        PortImmutable, PortModify,
+        self, consts::*, Cq, CqInitAttr, DeviceAttr, DeviceModify, IbDevice, Operations, Pd,
+        PortAttr, PortEvent, PortImmutable, PortModify, Qp, QpAttr, QpInitAttr, Udata,
     },
+    logic::qp_state::QpType,
     net::NetDevRef,
-    params, proto, registry,
+    params,
+    pd::RrxePd,
+    proto,
+    qp::{QpInner, RrxeQp},
+    registry,
 };
-use kernel::{new_spinlock, prelude::*, sync::Arc, sync::SpinLock};
+use core::sync::atomic::{AtomicU32, Ordering};
+use kernel::{
+    new_mutex, new_spinlock,
+    prelude::*,
+    sync::{Arc, Mutex, SpinLock},
+    xarray::{AllocKind, XArray},
+};
+
+/// A count of objects bounded by a device limit.
+struct Counter(AtomicU32);
+
+impl Counter {
+    const fn new() -> Self {
+        Self(AtomicU32::new(0))
+    }
+
+    /// Takes one, or `ENOMEM` (what rxe's pools say) when `max` are taken.
+    fn take(&self, max: u32) -> Result {
+        self.0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .map(|_| ())
+            .map_err(|_| ENOMEM)
+    }
+
+    fn give(&self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
 
 /// Port state shared by the device and the registry (which the netdev
 /// notifier uses), so that events can reach a device that is still being
@@ -83,6 +118,17 @@ pub(crate) struct RrxeDevice {
     /// `sys_image_guid`, wire byte order.
     #[pin]
     sys_image_guid: SpinLock<u64>,
+    /// Live QPs by number (the GSI QP at 1).
+    #[pin]
+    qps: XArray<Arc<QpInner>>,
+    /// Serialises QP creation, so that a number found free stays free while
+    /// the QP is built (which sleeps, so it cannot happen under `qps`' lock).
+    #[pin]
+    qp_create: Mutex<()>,
+    /// Where the search for a free QP number starts.
+    next_qpn: AtomicU32,
+    pds: Counter,
+    cqs: Counter,
 }
 
 impl RrxeDevice {
@@ -92,7 +138,52 @@ impl RrxeDevice {
             id,
             shared,
             sys_image_guid <- new_spinlock!(guid),
+            qps <- XArray::new(AllocKind::Alloc),
+            qp_create <- new_mutex!(()),
+            next_qpn: AtomicU32::new(params::MIN_QPN),
+            pds: Counter::new(),
+            cqs: Counter::new(),
         })
+    }
+
+    /// Enters `qp` into the QP table under a free number (1 for GSI).
+    fn insert_qp(
+        &self,
+        make: impl FnOnce(u32) -> Result<Arc<QpInner>>,
+        gsi: bool,
+    ) -> Result<Arc<QpInner>> {
+        let _creating = self.qp_create.lock();
+        let qpn = {
+            let qps = self.qps.lock();
+            if gsi {
+                if qps.get(1).is_some() {
+                    return Err(EINVAL);
+                }
+                1
+            } else {
+                self.free_qpn(&qps)?
+            }
+        };
+        let qp = make(qpn)?;
+        self.qps
+            .lock()
+            .store(qpn as usize, qp.clone(), GFP_KERNEL)
+            .map_err(|_| ENOMEM)?;
+        Ok(qp)
+    }
+
+    /// A QP number in `MIN_QPN..=MASK` not in use, searched round-robin so
+    /// that a number is not reused right after its QP is destroyed.
+    fn free_qpn(&self, qps: &kernel::xarray::Guard<'_, Arc<QpInner>>) -> Result<u32> {
+        let span = params::MAX_QP;
+        for _ in 0..span {
+            let n = self.next_qpn.fetch_add(1, Ordering::Relaxed);
+            let qpn = params::MIN_QPN + n.wrapping_sub(params::MIN_QPN) % span;
+            if qps.get(qpn as usize).is_none() {
+                return Ok(qpn);
+            }
+        }
+        Err(ENOMEM)
     }
 
     fn check_port(port: u32) -> Result {
@@ -201,6 +292,96 @@ impl Operations for RrxeDevice {
 
     fn disassociate_ucontext(_dev: &IbDevice<Self>) {
         // Nothing is mapped into user space yet, so there is nothing to revoke.
+    }
+
+    type Pd = RrxePd;
+    type Cq = RrxeCq;
+    type Qp = RrxeQp;
+
+    fn alloc_pd(dev: &IbDevice<Self>, _udata: Option<&Udata>) -> Result<RrxePd> {
+        dev.pds.take(params::MAX_PD)?;
+        Ok(RrxePd)
+    }
+
+    fn dealloc_pd(pd: &Pd<Self>) -> Result {
+        pd.device::<Self>().pds.give();
+        Ok(())
+    }
+
+    fn create_cq(
+        dev: &IbDevice<Self>,
+        attr: &CqInitAttr,
+        udata: Option<&Udata>,
+    ) -> Result<(RrxeCq, u32)> {
+        dev.cqs.take(params::MAX_CQ)?;
+        RrxeCq::new(attr, udata).inspect_err(|_| dev.cqs.give())
+    }
+
+    fn destroy_cq(cq: &Cq<Self>) -> Result {
+        cq.device::<Self>().cqs.give();
+        Ok(())
+    }
+
+    fn resize_cq(cq: &Cq<Self>, entries: u32, udata: Option<&Udata>) -> Result<u32> {
+        cq.resize(entries, udata)
+    }
+
+    fn req_notify_cq(cq: &Cq<Self>, flags: u32) -> Result<i32> {
+        cq.req_notify(flags)
+    }
+
+    fn poll_cq(cq: &Cq<Self>, _wc: *mut ib::WorkCompletion, _max: usize) -> Result<usize> {
+        // Kernel CQs receive completions once the data path exists.
+        if cq.is_user() {
+            return Err(EINVAL);
+        }
+        Ok(0)
+    }
+
+    fn create_qp(
+        dev: &IbDevice<Self>,
+        init: &mut QpInitAttr,
+        udata: Option<&Udata>,
+    ) -> Result<(RrxeQp, u32)> {
+        let gsi = init.qp_type == QpType::Gsi.raw();
+        let inner = dev.insert_qp(|qpn| QpInner::new(qpn, init, udata), gsi)?;
+        let qpn = inner.qpn();
+        Ok((RrxeQp { inner }, qpn))
+    }
+
+    fn modify_qp(qp: &Qp<Self>, attr: &QpAttr, mask: u32, _udata: Option<&Udata>) -> Result {
+        qp.inner.modify(attr, mask)
+    }
+
+    fn query_qp(qp: &Qp<Self>, attr: &mut QpAttr, init: &mut QpInitAttr) -> Result {
+        qp.inner.query(attr, init);
+        Ok(())
+    }
+
+    fn destroy_qp(qp: &Qp<Self>) -> Result {
+        let removed = qp
+            .device::<Self>()
+            .qps
+            .lock()
+            .remove(qp.inner.qpn() as usize);
+        drop(removed);
+        Ok(())
+    }
+
+    fn post_send(_qp: &Qp<Self>, from_kernel: bool) -> Result {
+        // A user doorbell is accepted (the WQEs wait in the mapped ring for
+        // the requester); kernel work requests need the data path.
+        if from_kernel {
+            return Err(EOPNOTSUPP);
+        }
+        Ok(())
+    }
+
+    fn post_recv(_qp: &Qp<Self>, from_kernel: bool) -> Result {
+        if from_kernel {
+            return Err(EOPNOTSUPP);
+        }
+        Ok(())
     }
 
     fn enabled(dev: &IbDevice<Self>) -> Result {

@@ -18,7 +18,24 @@ pub(crate) const PORT: u32 = 1;
 pub(crate) const UVERBS_ABI_VERSION: u32 = 2;
 
 const DEFAULT_MAX: u32 = 1 << 20;
-const MAX_SGE: u32 = 32;
+/// Most SGEs in a send or receive work request.
+pub(crate) const MAX_SGE: u32 = 32;
+/// Most work requests in a send or receive queue.
+pub(crate) const MAX_QP_WR: u32 = DEFAULT_MAX;
+/// Most completions in a CQ.
+pub(crate) const MAX_CQE: u32 = (1 << 15) - 1;
+/// Most inline bytes in a send work request (the room of `MAX_SGE` SGEs).
+pub(crate) const MAX_INLINE_DATA: u32 = MAX_SGE * 16;
+/// Most outstanding RDMA READ/atomic requests per QP, either direction.
+pub(crate) const MAX_RD_ATOMIC: u32 = 128;
+/// The first QP number handed out (lower ones are reserved, 1 is GSI).
+pub(crate) const MIN_QPN: u32 = 16;
+/// Most QPs, PDs and CQs per device.
+pub(crate) const MAX_QP: u32 = DEFAULT_MAX - MIN_QPN;
+/// Most PDs per device.
+pub(crate) const MAX_PD: u32 = DEFAULT_MAX;
+/// Most CQs per device.
+pub(crate) const MAX_CQ: u32 = DEFAULT_MAX;
 
 /// The device capability flags (`enum ib_device_cap_flags`, an unsigned long).
 fn device_cap_flags() -> u64 {
@@ -46,21 +63,21 @@ pub(crate) fn fill_device_attr(attr: &mut DeviceAttr, sys_image_guid: u64) {
     attr.max_mr_size = u64::MAX;
     attr.page_size_cap = 0xffff_f000;
     attr.vendor_id = VENDOR_ID;
-    attr.max_qp = DEFAULT_MAX - 16;
-    attr.max_qp_wr = DEFAULT_MAX;
+    attr.max_qp = MAX_QP;
+    attr.max_qp_wr = MAX_QP_WR;
     attr.device_cap_flags = device_cap_flags();
     attr.kernel_cap_flags = u64::from(IBK_ALLOW_USER_UNREG);
     attr.max_send_sge = MAX_SGE;
     attr.max_recv_sge = MAX_SGE;
     attr.max_sge_rd = MAX_SGE;
-    attr.max_cq = DEFAULT_MAX;
-    attr.max_cqe = (1 << 15) - 1;
+    attr.max_cq = MAX_CQ;
+    attr.max_cqe = MAX_CQE;
     attr.max_mr = (DEFAULT_MAX >> 1) - 1;
     attr.max_mw = DEFAULT_MAX - (DEFAULT_MAX >> 1) - 1;
-    attr.max_pd = DEFAULT_MAX;
-    attr.max_qp_rd_atom = 128;
+    attr.max_pd = MAX_PD;
+    attr.max_qp_rd_atom = MAX_RD_ATOMIC;
     attr.max_res_rd_atom = 0x3f000;
-    attr.max_qp_init_rd_atom = 128;
+    attr.max_qp_init_rd_atom = MAX_RD_ATOMIC;
     attr.atomic_cap = IB_ATOMIC_HCA;
     attr.max_mcast_grp = 8192;
     attr.max_mcast_qp_attach = 56;

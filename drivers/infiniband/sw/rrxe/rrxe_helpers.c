@@ -10,7 +10,9 @@
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <net/addrconf.h>
+#include <linux/vmalloc.h>
 #include <rdma/ib_verbs.h>
+#include <rdma/uverbs_ioctl.h>
 #include <rrxe/helpers.h>
 
 struct net_device *rrxe_netdev_from_notifier_info(void *info)
@@ -135,4 +137,74 @@ void rrxe_dispatch_port_event(struct ib_device *ibdev, u32 port, int event)
 	};
 
 	ib_dispatch_event(&ev);
+}
+
+void *rrxe_vmalloc_user(size_t size)
+{
+	return vmalloc_user(size);
+}
+
+unsigned long rrxe_vma_len(const struct vm_area_struct *vma)
+{
+	return vma->vm_end - vma->vm_start;
+}
+
+u64 rrxe_mmap_offset(const struct rdma_user_mmap_entry *entry)
+{
+	return rdma_user_mmap_get_offset(entry);
+}
+
+struct ib_udata *rrxe_attrs_udata(struct uverbs_attr_bundle *attrs)
+{
+	return attrs ? &attrs->driver_udata : NULL;
+}
+
+struct ib_ucontext *rrxe_udata_ucontext(struct ib_udata *udata)
+{
+	return rdma_udata_to_uverbs_attr_bundle(udata)->context;
+}
+
+int rrxe_udata_respond(struct ib_udata *udata, const void *src, size_t len)
+{
+	if (udata->outlen < len)
+		return -EINVAL;
+	return copy_to_user(udata->outbuf, src, len) ? -EFAULT : 0;
+}
+
+int rrxe_udata_read(struct ib_udata *udata, void *dst, size_t len)
+{
+	if (udata->inlen < len)
+		return -EINVAL;
+	return copy_from_user(dst, udata->inbuf, len) ? -EFAULT : 0;
+}
+
+int rrxe_copy_to_user(u64 uaddr, const void *src, size_t len)
+{
+	return copy_to_user(u64_to_user_ptr(uaddr), src, len) ? -EFAULT : 0;
+}
+
+void rrxe_cq_event(struct ib_cq *cq)
+{
+	if (cq->comp_handler)
+		cq->comp_handler(cq, cq->cq_context);
+}
+
+void rrxe_async_event(struct ib_device *dev, int event, struct ib_cq *cq,
+		      struct ib_qp *qp, struct ib_srq *srq)
+{
+	struct ib_event ev = { .device = dev, .event = event };
+
+	if (cq) {
+		ev.element.cq = cq;
+		if (cq->event_handler)
+			cq->event_handler(&ev, cq->cq_context);
+	} else if (qp) {
+		ev.element.qp = qp;
+		if (qp->event_handler)
+			qp->event_handler(&ev, qp->qp_context);
+	} else if (srq) {
+		ev.element.srq = srq;
+		if (srq->event_handler)
+			srq->event_handler(&ev, srq->srq_context);
+	}
 }

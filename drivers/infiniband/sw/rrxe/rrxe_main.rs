@@ -11,6 +11,7 @@
 //! safe Rust; [`proto`] (wire format) and [`logic`] (verbs rules) are pure
 //! code, also tested on the host.
 
+mod cq;
 mod device;
 mod events;
 mod ib;
@@ -20,9 +21,12 @@ mod link;
 mod logic;
 mod net;
 mod params;
+mod pd;
 // Most of the wire format waits for the data path (requester, responder).
 #[allow(dead_code)]
 mod proto;
+mod qp;
+mod queue;
 mod registry;
 mod sys;
 

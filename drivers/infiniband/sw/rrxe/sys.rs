@@ -43,6 +43,12 @@ mod raw {
 
 // Types.
 pub(crate) use raw::{
+    ib_cq, ib_cq_init_attr, ib_pd, ib_qp, ib_qp_attr, ib_qp_cap, ib_qp_init_attr, ib_recv_wr,
+    ib_send_wr, ib_uverbs_wc, ib_wc, mminfo, rdma_user_mmap_entry, rxe_create_cq_resp,
+    rxe_create_qp_resp, rxe_recv_wqe, rxe_resize_cq_resp, rxe_send_wqe, rxe_sge,
+    uverbs_attr_bundle, vm_area_struct,
+};
+pub(crate) use raw::{
     ib_device, ib_device_attr, ib_device_modify, ib_device_ops, ib_port_attr, ib_port_immutable,
     ib_port_modify, ib_ucontext, ib_udata, net, net_device, notifier_block, pernet_operations,
     rdma_link_ops,
@@ -56,7 +62,16 @@ pub(crate) use raw::{
     unregister_netdevice_notifier, unregister_pernet_device,
 };
 
+pub(crate) use raw::{
+    rdma_user_mmap_entry_get, rdma_user_mmap_entry_insert, rdma_user_mmap_entry_put,
+    rdma_user_mmap_entry_remove, remap_vmalloc_range, vfree,
+};
+
 // C helpers (rrxe_helpers.c).
+pub(crate) use raw::{
+    rrxe_attrs_udata, rrxe_mmap_offset, rrxe_udata_respond, rrxe_udata_ucontext, rrxe_vma_len,
+    rrxe_vmalloc_user,
+};
 pub(crate) use raw::{
     rrxe_dispatch_port_event, rrxe_eui48, rrxe_ib_alloc_device, rrxe_ib_device_get_dev,
     rrxe_ib_device_name, rrxe_ib_device_put_dev, rrxe_ib_device_try_get,

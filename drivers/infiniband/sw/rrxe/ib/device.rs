@@ -26,7 +26,59 @@ use kernel::{
     ThisModule,
 };
 
-use super::{DeviceAttr, DeviceModify, PortAttr, PortImmutable, PortModify};
+use super::{
+    queue_buf, CqInitAttr, DeviceAttr, DeviceModify, Object, PortAttr, PortImmutable, PortModify,
+    QpAttr, QpInitAttr, Udata,
+};
+
+/// A protection domain with the driver's data.
+pub(crate) type Pd<T> = Object<sys::ib_pd, <T as Operations>::Pd>;
+/// A completion queue with the driver's data.
+pub(crate) type Cq<T> = Object<sys::ib_cq, <T as Operations>::Cq>;
+/// A queue pair with the driver's data.
+pub(crate) type Qp<T> = Object<sys::ib_qp, <T as Operations>::Qp>;
+
+/// C verbs structs, each of which names the device it belongs to.
+pub(crate) trait VerbsObject {
+    /// The `device` field.
+    ///
+    /// # Safety
+    ///
+    /// `this` points to a valid, initialised struct.
+    unsafe fn device_of(this: *mut Self) -> *mut sys::ib_device;
+}
+
+macro_rules! verbs_object {
+    ($($t:ident),*) => {$(
+        impl VerbsObject for sys::$t {
+            unsafe fn device_of(this: *mut Self) -> *mut sys::ib_device {
+                // SAFETY: guaranteed by the caller.
+                unsafe { (*this).device }
+            }
+        }
+    )*};
+}
+verbs_object!(ib_pd, ib_cq, ib_qp);
+
+impl<C: VerbsObject, D> Object<C, D> {
+    /// The device this object belongs to.
+    pub(crate) fn device<T: Operations>(&self) -> &IbDevice<T> {
+        // SAFETY: a live object was created on one of the driver's devices,
+        // which outlives it; its ops table is `IbDevice<T>`'s (the driver
+        // has one device type).
+        unsafe { IbDevice::from_raw(C::device_of(self.as_raw())) }
+    }
+}
+
+/// Wraps a udata pointer from the core.
+///
+/// # Safety
+///
+/// `ptr` is NULL or valid for the duration of the current callback.
+unsafe fn udata(ptr: *mut sys::ib_udata) -> Option<Udata> {
+    // SAFETY: guaranteed by the caller.
+    unsafe { Udata::from_raw(ptr) }
+}
 
 /// Asynchronous port events a driver reports to the core's event handlers.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -86,6 +138,78 @@ pub(crate) trait Operations: Sized + Send + Sync {
     }
     /// Registration finished and the device is visible.
     fn enabled(_dev: &IbDevice<Self>) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Driver data of a protection domain.
+    type Pd: Send + Sync;
+    /// Driver data of a completion queue.
+    type Cq: Send + Sync;
+    /// Driver data of a queue pair.
+    type Qp: Send + Sync;
+
+    /// Creates a protection domain.
+    fn alloc_pd(_dev: &IbDevice<Self>, _udata: Option<&Udata>) -> Result<Self::Pd> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Destroys a protection domain; its data is dropped right after.
+    fn dealloc_pd(_pd: &Pd<Self>) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Creates a completion queue; returns its data and its capacity.
+    fn create_cq(
+        _dev: &IbDevice<Self>,
+        _attr: &CqInitAttr,
+        _udata: Option<&Udata>,
+    ) -> Result<(Self::Cq, u32)> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Destroys a completion queue; its data is dropped right after.
+    fn destroy_cq(_cq: &Cq<Self>) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Resizes a user completion queue; returns the new capacity.
+    fn resize_cq(_cq: &Cq<Self>, _entries: u32, _udata: Option<&Udata>) -> Result<u32> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Arms the completion event (`IB_CQ_*` flags); returns 1 if completions
+    /// may have been missed and `IB_CQ_REPORT_MISSED_EVENTS` was asked.
+    fn req_notify_cq(_cq: &Cq<Self>, _flags: u32) -> Result<i32> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Polls up to `max` completions of a kernel CQ into `wc`.
+    fn poll_cq(_cq: &Cq<Self>, _wc: *mut sys::ib_wc, _max: usize) -> Result<usize> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Creates a queue pair; returns its data and its number. May update
+    /// `init.cap` with the actual capabilities.
+    fn create_qp(
+        _dev: &IbDevice<Self>,
+        _init: &mut QpInitAttr,
+        _udata: Option<&Udata>,
+    ) -> Result<(Self::Qp, u32)> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Applies `mask`ed attributes to a queue pair.
+    fn modify_qp(_qp: &Qp<Self>, _attr: &QpAttr, _mask: u32, _udata: Option<&Udata>) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Reports a queue pair's attributes.
+    fn query_qp(_qp: &Qp<Self>, _attr: &mut QpAttr, _init: &mut QpInitAttr) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Destroys a queue pair; its data is dropped right after.
+    fn destroy_qp(_qp: &Qp<Self>) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Send doorbell. `from_kernel` is true when a kernel consumer posts
+    /// work requests (`ib_post_send`), false for a user doorbell (the
+    /// provider has already written its WQEs into the mapped ring).
+    fn post_send(_qp: &Qp<Self>, _from_kernel: bool) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Receive doorbell; as [`Operations::post_send`].
+    fn post_recv(_qp: &Qp<Self>, _from_kernel: bool) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 }
@@ -214,6 +338,76 @@ impl<T: Operations> IbDevice<T> {
                 None
             },
             dealloc_driver: Some(Self::dealloc_driver),
+            mmap: Some(queue_buf::mmap),
+            mmap_free: Some(queue_buf::mmap_free),
+            size_ib_pd: size_of::<Pd<T>>(),
+            size_ib_cq: size_of::<Cq<T>>(),
+            size_ib_qp: size_of::<Qp<T>>(),
+            alloc_pd: if T::HAS_ALLOC_PD {
+                Some(Self::alloc_pd)
+            } else {
+                None
+            },
+            dealloc_pd: if T::HAS_DEALLOC_PD {
+                Some(Self::dealloc_pd)
+            } else {
+                None
+            },
+            create_cq: if T::HAS_CREATE_CQ {
+                Some(Self::create_cq)
+            } else {
+                None
+            },
+            destroy_cq: if T::HAS_DESTROY_CQ {
+                Some(Self::destroy_cq)
+            } else {
+                None
+            },
+            resize_user_cq: if T::HAS_RESIZE_CQ {
+                Some(Self::resize_cq)
+            } else {
+                None
+            },
+            req_notify_cq: if T::HAS_REQ_NOTIFY_CQ {
+                Some(Self::req_notify_cq)
+            } else {
+                None
+            },
+            poll_cq: if T::HAS_POLL_CQ {
+                Some(Self::poll_cq)
+            } else {
+                None
+            },
+            create_qp: if T::HAS_CREATE_QP {
+                Some(Self::create_qp)
+            } else {
+                None
+            },
+            modify_qp: if T::HAS_MODIFY_QP {
+                Some(Self::modify_qp)
+            } else {
+                None
+            },
+            query_qp: if T::HAS_QUERY_QP {
+                Some(Self::query_qp)
+            } else {
+                None
+            },
+            destroy_qp: if T::HAS_DESTROY_QP {
+                Some(Self::destroy_qp)
+            } else {
+                None
+            },
+            post_send: if T::HAS_POST_SEND {
+                Some(Self::post_send)
+            } else {
+                None
+            },
+            post_recv: if T::HAS_POST_RECV {
+                Some(Self::post_recv)
+            } else {
+                None
+            },
             ..Default::default()
         }
     }
@@ -373,6 +567,221 @@ impl<T: Operations> IbDevice<T> {
     unsafe extern "C" fn enable_driver(ibdev: *mut sys::ib_device) -> i32 {
         // SAFETY: see above.
         from_result(|| T::enabled(unsafe { Self::from_raw(ibdev) }).map(|()| 0))
+    }
+
+    // Verbs objects. The core passes blocks of `size_ib_*` bytes (see
+    // `ops`), so `Object::init` and `Object::from_raw` are sound on them;
+    // it calls an object's operations only between its create and destroy,
+    // and `device` in each C struct is ours.
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `alloc_pd`.
+    unsafe extern "C" fn alloc_pd(pd: *mut sys::ib_pd, ud: *mut sys::ib_udata) -> i32 {
+        from_result(|| {
+            // SAFETY: see above.
+            let (dev, ud) = unsafe { (Self::from_raw((*pd).device), udata(ud)) };
+            let data = T::alloc_pd(dev, ud.as_ref())?;
+            // SAFETY: see above.
+            unsafe { Pd::<T>::init(pd, data) };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `dealloc_pd`.
+    unsafe extern "C" fn dealloc_pd(pd: *mut sys::ib_pd, _ud: *mut sys::ib_udata) -> i32 {
+        from_result(|| {
+            // SAFETY: see above.
+            T::dealloc_pd(unsafe { Pd::<T>::from_raw(pd) })?;
+            // SAFETY: destroyed; the core frees the block next.
+            unsafe { Pd::<T>::drop_data(pd) };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `create_cq`.
+    unsafe extern "C" fn create_cq(
+        cq: *mut sys::ib_cq,
+        attr: *const sys::ib_cq_init_attr,
+        attrs: *mut sys::uverbs_attr_bundle,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: see above; `attr` is valid for reads.
+            let (dev, attr, ud) = unsafe {
+                (
+                    Self::from_raw((*cq).device),
+                    &*attr,
+                    udata(sys::rrxe_attrs_udata(attrs)),
+                )
+            };
+            let (data, cqe) = T::create_cq(dev, attr, ud.as_ref())?;
+            // SAFETY: see above; the driver sets the capacity it created.
+            unsafe {
+                (*cq).cqe = i32::try_from(cqe).unwrap_or(i32::MAX);
+                Cq::<T>::init(cq, data);
+            }
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `destroy_cq`.
+    unsafe extern "C" fn destroy_cq(cq: *mut sys::ib_cq, _ud: *mut sys::ib_udata) -> i32 {
+        from_result(|| {
+            // SAFETY: see above.
+            T::destroy_cq(unsafe { Cq::<T>::from_raw(cq) })?;
+            // SAFETY: destroyed; the core frees the block next.
+            unsafe { Cq::<T>::drop_data(cq) };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `resize_user_cq`.
+    unsafe extern "C" fn resize_cq(cq: *mut sys::ib_cq, cqe: u32, ud: *mut sys::ib_udata) -> i32 {
+        from_result(|| {
+            // SAFETY: see above.
+            let (obj, ud) = unsafe { (Cq::<T>::from_raw(cq), udata(ud)) };
+            let cqe = T::resize_cq(obj, cqe, ud.as_ref())?;
+            // SAFETY: see above; the core serialises resize with other verbs
+            // on this CQ.
+            unsafe { (*cq).cqe = i32::try_from(cqe).unwrap_or(i32::MAX) };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `req_notify_cq`.
+    unsafe extern "C" fn req_notify_cq(cq: *mut sys::ib_cq, flags: u32) -> i32 {
+        // SAFETY: see above.
+        from_result(|| T::req_notify_cq(unsafe { Cq::<T>::from_raw(cq) }, flags))
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `poll_cq`.
+    unsafe extern "C" fn poll_cq(cq: *mut sys::ib_cq, num: i32, wc: *mut sys::ib_wc) -> i32 {
+        from_result(|| {
+            let max = usize::try_from(num).map_err(|_| EINVAL)?;
+            // SAFETY: see above; `wc` has room for `num` entries.
+            let n = T::poll_cq(unsafe { Cq::<T>::from_raw(cq) }, wc, max)?;
+            Ok(i32::try_from(n.min(max)).unwrap_or(0))
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `create_qp`.
+    unsafe extern "C" fn create_qp(
+        qp: *mut sys::ib_qp,
+        init: *mut sys::ib_qp_init_attr,
+        ud: *mut sys::ib_udata,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: see above; `init` is valid and exclusive.
+            let (dev, init, ud) = unsafe { (Self::from_raw((*qp).device), &mut *init, udata(ud)) };
+            let (data, qpn) = T::create_qp(dev, init, ud.as_ref())?;
+            // SAFETY: see above.
+            unsafe {
+                (*qp).qp_num = qpn;
+                Qp::<T>::init(qp, data);
+            }
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `modify_qp`.
+    unsafe extern "C" fn modify_qp(
+        qp: *mut sys::ib_qp,
+        attr: *mut sys::ib_qp_attr,
+        mask: i32,
+        ud: *mut sys::ib_udata,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: see above; `attr` is valid for reads.
+            let (obj, attr, ud) = unsafe { (Qp::<T>::from_raw(qp), &*attr, udata(ud)) };
+            T::modify_qp(obj, attr, mask as u32, ud.as_ref())?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `query_qp`.
+    unsafe extern "C" fn query_qp(
+        qp: *mut sys::ib_qp,
+        attr: *mut sys::ib_qp_attr,
+        _mask: i32,
+        init: *mut sys::ib_qp_init_attr,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: see above; both out-parameters are valid and exclusive.
+            let (obj, attr, init) = unsafe { (Qp::<T>::from_raw(qp), &mut *attr, &mut *init) };
+            T::query_qp(obj, attr, init)?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `destroy_qp`.
+    unsafe extern "C" fn destroy_qp(qp: *mut sys::ib_qp, _ud: *mut sys::ib_udata) -> i32 {
+        from_result(|| {
+            // SAFETY: see above.
+            T::destroy_qp(unsafe { Qp::<T>::from_raw(qp) })?;
+            // SAFETY: destroyed; the core frees the block next.
+            unsafe { Qp::<T>::drop_data(qp) };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `post_send`.
+    unsafe extern "C" fn post_send(
+        qp: *mut sys::ib_qp,
+        wr: *const sys::ib_send_wr,
+        bad: *mut *const sys::ib_send_wr,
+    ) -> i32 {
+        let ret = from_result(|| {
+            // SAFETY: see above.
+            let obj = unsafe { Qp::<T>::from_raw(qp) };
+            T::post_send(obj, !wr.is_null()).map(|()| 0)
+        });
+        if ret != 0 && !bad.is_null() {
+            // SAFETY: `bad` is a valid out-parameter; nothing was posted.
+            unsafe { *bad = wr };
+        }
+        ret
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `post_recv`.
+    unsafe extern "C" fn post_recv(
+        qp: *mut sys::ib_qp,
+        wr: *const sys::ib_recv_wr,
+        bad: *mut *const sys::ib_recv_wr,
+    ) -> i32 {
+        let ret = from_result(|| {
+            // SAFETY: see above.
+            let obj = unsafe { Qp::<T>::from_raw(qp) };
+            T::post_recv(obj, !wr.is_null()).map(|()| 0)
+        });
+        if ret != 0 && !bad.is_null() {
+            // SAFETY: `bad` is a valid out-parameter; nothing was posted.
+            unsafe { *bad = wr };
+        }
+        ret
     }
 
     /// # Safety

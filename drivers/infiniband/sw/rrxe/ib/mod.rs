@@ -7,11 +7,19 @@
 
 mod device;
 mod link;
+mod object;
+mod qp_attr;
+mod queue_buf;
+mod udata;
 
 pub(crate) use device::{
-    DeviceHandle, DeviceParams, IbDevice, Operations, PortEvent, Unregistered,
+    Cq, DeviceHandle, DeviceParams, IbDevice, Operations, Pd, PortEvent, Qp, Unregistered,
 };
 pub(crate) use link::{LinkOps, LinkRegistration};
+pub(crate) use object::Object;
+pub(crate) use qp_attr::StoredQpAttr;
+pub(crate) use queue_buf::{MmInfo, QueueBuf};
+pub(crate) use udata::Udata;
 
 /// Device attributes returned by `query_device` (plain C data).
 pub(crate) type DeviceAttr = crate::sys::ib_device_attr;
@@ -23,6 +31,30 @@ pub(crate) type PortImmutable = crate::sys::ib_port_immutable;
 pub(crate) type DeviceModify = crate::sys::ib_device_modify;
 /// Arguments of `modify_port` (plain C data).
 pub(crate) type PortModify = crate::sys::ib_port_modify;
+/// Arguments of `create_cq` (plain C data).
+pub(crate) type CqInitAttr = crate::sys::ib_cq_init_attr;
+/// Arguments of `create_qp`, updated with the actual capabilities.
+pub(crate) type QpInitAttr = crate::sys::ib_qp_init_attr;
+/// QP capabilities (plain C data).
+pub(crate) type QpCap = crate::sys::ib_qp_cap;
+/// QP attributes of `modify_qp` and `query_qp` (plain C data).
+pub(crate) type QpAttr = crate::sys::ib_qp_attr;
+/// A kernel work completion (plain C data).
+pub(crate) type WorkCompletion = crate::sys::ib_wc;
+/// A user work completion as the rxe provider reads it from the CQ ring.
+pub(crate) type UserWorkCompletion = crate::sys::ib_uverbs_wc;
+/// The rxe ABI's create-CQ response.
+pub(crate) type CreateCqResp = crate::sys::rxe_create_cq_resp;
+/// The rxe ABI's resize-CQ response.
+pub(crate) type ResizeCqResp = crate::sys::rxe_resize_cq_resp;
+/// The rxe ABI's create-QP response.
+pub(crate) type CreateQpResp = crate::sys::rxe_create_qp_resp;
+/// The rxe ABI's send WQE header (without the SGE/inline area).
+pub(crate) type SendWqe = crate::sys::rxe_send_wqe;
+/// The rxe ABI's receive WQE header (without the SGE area).
+pub(crate) type RecvWqe = crate::sys::rxe_recv_wqe;
+/// A scatter/gather element as rxe WQEs carry it.
+pub(crate) type Sge = crate::sys::rxe_sge;
 
 /// Constants of the RDMA core ABI that drivers put into the structs above.
 pub(crate) mod consts {

@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Verbs objects the core allocates for the driver (PD, CQ, QP, ...).
+//!
+//! The core allocates each object as one block of `size_ib_<obj>` bytes
+//! that starts with the C struct (`struct ib_pd`, ...); [`Object<C, T>`] is
+//! that block, with the driver's data `T` right after the C struct. The
+//! data is written by the create trampoline and dropped by the destroy one;
+//! the core calls operations on an object only in between.
+
+use core::ops::Deref;
+use kernel::types::Opaque;
+
+/// A core-allocated verbs object: the C struct `C`, then the driver's `T`.
+///
+/// # Invariants
+///
+/// Every `&Object` handed out points into a block the core allocated for
+/// this object type with at least `size_of::<Self>()` bytes, and `data` is
+/// initialised from the end of its create operation to the start of its
+/// destroy operation.
+#[repr(C)]
+pub(crate) struct Object<C, T> {
+    raw: Opaque<C>,
+    data: T,
+}
+
+impl<C, T> Object<C, T> {
+    /// The C struct.
+    pub(crate) fn as_raw(&self) -> *mut C {
+        self.raw.get()
+    }
+
+    /// Borrows an object whose data is initialised.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is the C struct of an `Object<C, T>` whose data is initialised
+    /// and stays so for `'a`.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *mut C) -> &'a Self {
+        // SAFETY: `raw` is the first field of a `repr(C)` struct, so the
+        // pointers coincide; the caller guarantees liveness.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    /// Initialises the data of a freshly allocated object.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is the C struct of a block allocated for `Object<C, T>` whose
+    /// data is not initialised.
+    pub(crate) unsafe fn init(ptr: *mut C, data: T) {
+        // SAFETY: the caller guarantees the block is large enough and the
+        // data slot uninitialised.
+        unsafe { (&raw mut (*ptr.cast::<Self>()).data).write(data) };
+    }
+
+    /// Drops the data before the core frees the block.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is the C struct of an `Object<C, T>` with initialised data that
+    /// nothing uses any more.
+    pub(crate) unsafe fn drop_data(ptr: *mut C) {
+        // SAFETY: guaranteed by the caller.
+        unsafe { core::ptr::drop_in_place(&raw mut (*ptr.cast::<Self>()).data) };
+    }
+}
+
+impl<C, T> Deref for Object<C, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        &self.data
+    }
+}
