@@ -72,4 +72,9 @@ void rrxe_cq_event(struct ib_cq *cq);
 void rrxe_async_event(struct ib_device *dev, int event, struct ib_cq *cq,
 		      struct ib_qp *qp, struct ib_srq *srq);
 
+struct ib_umem;
+/* ib_umem_get_va(): pins user memory; ERR_PTR on failure. */
+struct ib_umem *rrxe_umem_get(struct ib_device *dev, u64 addr, size_t size,
+			      int access);
+
 #endif /* RRXE_HELPERS_H */

@@ -5,10 +5,12 @@
 use crate::{
     cq::RrxeCq,
     ib::{
-        self, consts::*, Cq, CqInitAttr, DeviceAttr, DeviceModify, IbDevice, Operations, Pd,
-        PortAttr, PortEvent, PortImmutable, PortModify, Qp, QpAttr, QpInitAttr, Udata,
+        self, consts::*, Cq, CqInitAttr, DeviceAttr, DeviceModify, IbDevice, Mr, MrKeys,
+        Operations, Pd, PortAttr, PortEvent, PortImmutable, PortModify, Qp, QpAttr, QpInitAttr,
+        Udata, Umem,
     },
-    logic::qp_state::QpType,
+    logic::{self, qp_state::QpType},
+    mr::{self, MrSpec, MrTable, RrxeMr},
     net::NetDevRef,
     params,
     pd::RrxePd,
@@ -127,6 +129,9 @@ pub(crate) struct RrxeDevice {
     qp_create: Mutex<()>,
     /// Where the search for a free QP number starts.
     next_qpn: AtomicU32,
+    /// Live MRs.
+    #[pin]
+    pub(crate) mrs: MrTable,
     pds: Counter,
     cqs: Counter,
 }
@@ -140,6 +145,7 @@ impl RrxeDevice {
             sys_image_guid <- new_spinlock!(guid),
             qps <- XArray::new(AllocKind::Alloc),
             qp_create <- new_mutex!(()),
+            mrs <- MrTable::new(),
             next_qpn: AtomicU32::new(params::MIN_QPN),
             pds: Counter::new(),
             cqs: Counter::new(),
@@ -381,6 +387,35 @@ impl Operations for RrxeDevice {
         if from_kernel {
             return Err(EOPNOTSUPP);
         }
+        Ok(())
+    }
+
+    type Mr = RrxeMr;
+
+    fn get_dma_mr(pd: &Pd<Self>, access: u32) -> Result<(RrxeMr, MrKeys)> {
+        let inner = pd.device::<Self>().mrs.insert(MrSpec::dma(access)?)?;
+        let keys = inner.keys();
+        Ok((RrxeMr { inner }, keys))
+    }
+
+    fn reg_user_mr(
+        pd: &Pd<Self>,
+        start: u64,
+        length: u64,
+        iova: u64,
+        access: u32,
+        _udata: Option<&Udata>,
+    ) -> Result<(RrxeMr, MrKeys)> {
+        let dev = pd.device::<Self>();
+        logic::mr::check_reg_access(access).map_err(mr::reg_error)?;
+        let umem = Umem::get(dev, start, length, access)?;
+        let inner = dev.mrs.insert(MrSpec::user(umem, iova, length, access)?)?;
+        let keys = inner.keys();
+        Ok((RrxeMr { inner }, keys))
+    }
+
+    fn dereg_mr(mr: &Mr<Self>) -> Result {
+        mr.device::<Self>().mrs.remove(&mr.inner);
         Ok(())
     }
 

@@ -8,7 +8,14 @@ use kernel::prelude::*;
 
 #[kunit_tests(rrxe)]
 mod tests {
-    use crate::{device, ib, params, proto};
+    use crate::{
+        device, ib,
+        logic::mr::{LOCAL_WRITE, REMOTE_READ, REMOTE_WRITE},
+        mr::{MrSpec, MrTable},
+        params, proto,
+    };
+    use kernel::error::code::{EACCES, EINVAL};
+    use kernel::prelude::*;
 
     #[test]
     fn guid_is_eui64_of_mac() {
@@ -40,5 +47,44 @@ mod tests {
         assert_eq!(proto::mtu::ib_mtu_for_netdev(1500), 3); // 1024
         assert_eq!(proto::mtu::ib_mtu_for_netdev(9000), ib::consts::IB_MTU_4096);
         assert_eq!(proto::mtu::ib_mtu_for_netdev(68), 1); // never below 256
+    }
+
+    #[test]
+    fn mr_lookup_checks_key_bounds_and_access() {
+        let Ok(table) = KBox::pin_init(MrTable::new(), GFP_KERNEL) else {
+            panic!("no memory for the table");
+        };
+        let spec = MrSpec::test_region(0x10000, 0x2000, LOCAL_WRITE | REMOTE_READ);
+        let Ok(mr) = table.insert(spec) else {
+            panic!("insert failed");
+        };
+        let key = mr.keys().lkey;
+        assert_eq!(
+            table.lookup(key, 0x10800, 0x100, REMOTE_READ).map(|r| r.1),
+            Ok(0x800)
+        );
+        assert_eq!(
+            table.lookup(key, 0x11f00, 0x100, 0).map(|r| r.1),
+            Ok(0x1f00)
+        );
+        // Past the end, before the start, wrapping around.
+        assert_eq!(table.lookup(key, 0x11f00, 0x101, 0).err(), Some(EACCES));
+        assert_eq!(table.lookup(key, 0xffff, 1, 0).err(), Some(EACCES));
+        assert_eq!(table.lookup(key, u64::MAX, 2, 0).err(), Some(EACCES));
+        // A permission the region does not grant.
+        assert_eq!(
+            table.lookup(key, 0x10000, 8, REMOTE_WRITE).err(),
+            Some(EACCES)
+        );
+        // Same index, another variant: a stale key.
+        assert_eq!(table.lookup(key ^ 1, 0x10000, 8, 0).err(), Some(EINVAL));
+        table.remove(&mr);
+        assert_eq!(table.lookup(key, 0x10000, 8, 0).err(), Some(EINVAL));
+        // The index comes back with a different key.
+        let spec = MrSpec::test_region(0, 0x1000, 0);
+        if let Ok(again) = table.insert(spec) {
+            assert_ne!(again.keys().lkey, key);
+            table.remove(&again);
+        }
     }
 }

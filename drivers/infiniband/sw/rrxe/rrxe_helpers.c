@@ -11,6 +11,7 @@
 #include <linux/rtnetlink.h>
 #include <net/addrconf.h>
 #include <linux/vmalloc.h>
+#include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rrxe/helpers.h>
@@ -207,4 +208,10 @@ void rrxe_async_event(struct ib_device *dev, int event, struct ib_cq *cq,
 		if (srq->event_handler)
 			srq->event_handler(&ev, srq->srq_context);
 	}
+}
+
+struct ib_umem *rrxe_umem_get(struct ib_device *dev, u64 addr, size_t size,
+			      int access)
+{
+	return ib_umem_get_va(dev, addr, size, access);
 }

@@ -16,6 +16,7 @@ mod device;
 mod events;
 mod ib;
 mod link;
+mod mr;
 // Pure control-path rules (QP states, rings, keys) for the verbs to come.
 #[allow(dead_code)]
 mod logic;

@@ -43,10 +43,10 @@ mod raw {
 
 // Types.
 pub(crate) use raw::{
-    ib_cq, ib_cq_init_attr, ib_pd, ib_qp, ib_qp_attr, ib_qp_cap, ib_qp_init_attr, ib_recv_wr,
-    ib_send_wr, ib_uverbs_wc, ib_wc, mminfo, rdma_user_mmap_entry, rxe_create_cq_resp,
-    rxe_create_qp_resp, rxe_recv_wqe, rxe_resize_cq_resp, rxe_send_wqe, rxe_sge,
-    uverbs_attr_bundle, vm_area_struct,
+    ib_cq, ib_cq_init_attr, ib_dmah, ib_mr, ib_pd, ib_qp, ib_qp_attr, ib_qp_cap, ib_qp_init_attr,
+    ib_recv_wr, ib_send_wr, ib_umem, ib_uverbs_wc, ib_wc, mminfo, rdma_user_mmap_entry,
+    rxe_create_cq_resp, rxe_create_qp_resp, rxe_recv_wqe, rxe_resize_cq_resp, rxe_send_wqe,
+    rxe_sge, uverbs_attr_bundle, vm_area_struct,
 };
 pub(crate) use raw::{
     ib_device, ib_device_attr, ib_device_modify, ib_device_ops, ib_port_attr, ib_port_immutable,
@@ -63,14 +63,14 @@ pub(crate) use raw::{
 };
 
 pub(crate) use raw::{
-    rdma_user_mmap_entry_get, rdma_user_mmap_entry_insert, rdma_user_mmap_entry_put,
-    rdma_user_mmap_entry_remove, remap_vmalloc_range, vfree,
+    ib_umem_release, rdma_user_mmap_entry_get, rdma_user_mmap_entry_insert,
+    rdma_user_mmap_entry_put, rdma_user_mmap_entry_remove, remap_vmalloc_range, vfree,
 };
 
 // C helpers (rrxe_helpers.c).
 pub(crate) use raw::{
-    rrxe_attrs_udata, rrxe_mmap_offset, rrxe_udata_respond, rrxe_udata_ucontext, rrxe_vma_len,
-    rrxe_vmalloc_user,
+    rrxe_attrs_udata, rrxe_mmap_offset, rrxe_udata_respond, rrxe_udata_ucontext, rrxe_umem_get,
+    rrxe_vma_len, rrxe_vmalloc_user,
 };
 pub(crate) use raw::{
     rrxe_dispatch_port_event, rrxe_eui48, rrxe_ib_alloc_device, rrxe_ib_device_get_dev,

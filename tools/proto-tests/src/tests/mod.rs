@@ -6,6 +6,7 @@
 mod headers;
 mod icrc;
 mod keys;
+mod mr;
 mod mtu;
 mod opcode;
 mod packet;

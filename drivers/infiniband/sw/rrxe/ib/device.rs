@@ -37,6 +37,17 @@ pub(crate) type Pd<T> = Object<sys::ib_pd, <T as Operations>::Pd>;
 pub(crate) type Cq<T> = Object<sys::ib_cq, <T as Operations>::Cq>;
 /// A queue pair with the driver's data.
 pub(crate) type Qp<T> = Object<sys::ib_qp, <T as Operations>::Qp>;
+/// A memory region with the driver's data.
+pub(crate) type Mr<T> = Object<sys::ib_mr, <T as Operations>::Mr>;
+
+/// The keys of a new memory region.
+#[derive(Clone, Copy)]
+pub(crate) struct MrKeys {
+    /// L_Key.
+    pub(crate) lkey: u32,
+    /// R_Key (0 without remote access).
+    pub(crate) rkey: u32,
+}
 
 /// C verbs structs, each of which names the device it belongs to.
 pub(crate) trait VerbsObject {
@@ -58,7 +69,7 @@ macro_rules! verbs_object {
         }
     )*};
 }
-verbs_object!(ib_pd, ib_cq, ib_qp);
+verbs_object!(ib_pd, ib_cq, ib_qp, ib_mr);
 
 impl<C: VerbsObject, D> Object<C, D> {
     /// The device this object belongs to.
@@ -212,6 +223,30 @@ pub(crate) trait Operations: Sized + Send + Sync {
     fn post_recv(_qp: &Qp<Self>, _from_kernel: bool) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
+
+    /// Driver data of a memory region.
+    type Mr: Send + Sync;
+
+    /// Creates the all-of-memory region of a kernel consumer.
+    fn get_dma_mr(_pd: &Pd<Self>, _access: u32) -> Result<(Self::Mr, MrKeys)> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Registers `[start, start + length)` of the calling process, to be
+    /// addressed as `iova`.
+    fn reg_user_mr(
+        _pd: &Pd<Self>,
+        _start: u64,
+        _length: u64,
+        _iova: u64,
+        _access: u32,
+        _udata: Option<&Udata>,
+    ) -> Result<(Self::Mr, MrKeys)> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Deregisters a memory region; its data is dropped right after.
+    fn dereg_mr(_mr: &Mr<Self>) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
 }
 
 /// Fixed properties of a device, set before registration.
@@ -253,7 +288,7 @@ impl<T: Operations> IbDevice<T> {
         unsafe { &*ptr.cast::<Self>() }
     }
 
-    fn as_raw(&self) -> *mut sys::ib_device {
+    pub(super) fn as_raw(&self) -> *mut sys::ib_device {
         self.ibdev.get()
     }
 
@@ -400,6 +435,21 @@ impl<T: Operations> IbDevice<T> {
             },
             post_send: if T::HAS_POST_SEND {
                 Some(Self::post_send)
+            } else {
+                None
+            },
+            get_dma_mr: if T::HAS_GET_DMA_MR {
+                Some(Self::get_dma_mr)
+            } else {
+                None
+            },
+            reg_user_mr: if T::HAS_REG_USER_MR {
+                Some(Self::reg_user_mr)
+            } else {
+                None
+            },
+            dereg_mr: if T::HAS_DEREG_MR {
+                Some(Self::dereg_mr)
             } else {
                 None
             },
@@ -782,6 +832,70 @@ impl<T: Operations> IbDevice<T> {
             unsafe { *bad = wr };
         }
         ret
+    }
+
+    /// Boxes a new MR for the core, which fills in the rest of `ib_mr`.
+    fn new_mr(made: Result<(T::Mr, MrKeys)>) -> *mut sys::ib_mr {
+        let boxed = made.and_then(|(data, keys)| {
+            let mr = KBox::new(Mr::<T>::new_unset(data), GFP_KERNEL)?;
+            let raw = KBox::into_raw(mr).cast::<sys::ib_mr>();
+            // SAFETY: `raw` is the zeroed `ib_mr` at the start of our box.
+            unsafe {
+                (*raw).lkey = keys.lkey;
+                (*raw).rkey = keys.rkey;
+            }
+            Ok(raw)
+        });
+        boxed.unwrap_or_else(|e| e.to_ptr())
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `get_dma_mr`.
+    unsafe extern "C" fn get_dma_mr(pd: *mut sys::ib_pd, access: i32) -> *mut sys::ib_mr {
+        // SAFETY: see above.
+        let pd = unsafe { Pd::<T>::from_raw(pd) };
+        Self::new_mr(T::get_dma_mr(pd, access as u32))
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `reg_user_mr`.
+    unsafe extern "C" fn reg_user_mr(
+        pd: *mut sys::ib_pd,
+        start: u64,
+        length: u64,
+        iova: u64,
+        access: i32,
+        dmah: *mut sys::ib_dmah,
+        ud: *mut sys::ib_udata,
+    ) -> *mut sys::ib_mr {
+        if !dmah.is_null() {
+            return EOPNOTSUPP.to_ptr();
+        }
+        // SAFETY: see above.
+        let (pd, ud) = unsafe { (Pd::<T>::from_raw(pd), udata(ud)) };
+        Self::new_mr(T::reg_user_mr(
+            pd,
+            start,
+            length,
+            iova,
+            access as u32,
+            ud.as_ref(),
+        ))
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `dereg_mr`, on an MR from `new_mr`.
+    unsafe extern "C" fn dereg_mr(mr: *mut sys::ib_mr, _ud: *mut sys::ib_udata) -> i32 {
+        from_result(|| {
+            // SAFETY: see above.
+            T::dereg_mr(unsafe { Mr::<T>::from_raw(mr) })?;
+            // SAFETY: the MR was boxed by `new_mr` and the core is done with it.
+            drop(unsafe { KBox::from_raw(mr.cast::<Mr<T>>()) });
+            Ok(0)
+        })
     }
 
     /// # Safety

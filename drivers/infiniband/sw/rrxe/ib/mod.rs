@@ -11,15 +11,18 @@ mod object;
 mod qp_attr;
 mod queue_buf;
 mod udata;
+mod umem;
 
 pub(crate) use device::{
-    Cq, DeviceHandle, DeviceParams, IbDevice, Operations, Pd, PortEvent, Qp, Unregistered,
+    Cq, DeviceHandle, DeviceParams, IbDevice, Mr, MrKeys, Operations, Pd, PortEvent, Qp,
+    Unregistered,
 };
 pub(crate) use link::{LinkOps, LinkRegistration};
 pub(crate) use object::Object;
 pub(crate) use qp_attr::StoredQpAttr;
 pub(crate) use queue_buf::{MmInfo, QueueBuf};
 pub(crate) use udata::Udata;
+pub(crate) use umem::Umem;
 
 /// Device attributes returned by `query_device` (plain C data).
 pub(crate) type DeviceAttr = crate::sys::ib_device_attr;

@@ -43,6 +43,15 @@ impl<C, T> Object<C, T> {
         unsafe { &*ptr.cast::<Self>() }
     }
 
+    /// An object for the driver to allocate itself (MRs): a zeroed C struct,
+    /// which the core fills in once the driver returns it.
+    pub(crate) fn new_unset(data: T) -> Self {
+        Self {
+            raw: Opaque::zeroed(),
+            data,
+        }
+    }
+
     /// Initialises the data of a freshly allocated object.
     ///
     /// # Safety

@@ -14,7 +14,10 @@
 //! - [`queue`]: index arithmetic for the rings shared with user space,
 //!   safe against any index a user writes.
 //! - [`keys`]: MR and MW L_Key/R_Key layout, ranges and reuse.
+//! - [`mr`]: registration access flags, and the bounds and permission
+//!   check every use of a memory region goes through.
 
 pub(crate) mod keys;
+pub(crate) mod mr;
 pub(crate) mod qp_state;
 pub(crate) mod queue;
