@@ -1,22 +1,25 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Exercise the verbs control path of one RDMA device through pyverbs.
+"""Exercise the verbs control path of RDMA devices through pyverbs.
 
-usage: verbs_objects.py [--summary FILE] [--cases A,B,...] [--timeout S] DEV
+usage: verbs_objects.py [--summary FILE] [--cases A,B,...] [--timeout S] DEV...
        verbs_objects.py --list
 
-Runs named cases against DEV (port 1, GID index 0) and prints one line per
-case: `ok - DEV: CASE`, `not ok - DEV: CASE (REASON)`, or
+Runs named cases against each DEV in turn (port 1, GID index 0) and prints
+one line per case: `ok - DEV: CASE`, `not ok - DEV: CASE (REASON)`, or
 `ok - DEV: CASE # SKIP EOPNOTSUPP` when the device refuses a verb the case
-needs with EOPNOTSUPP. Each case runs in a forked process of its own, so a
-crash or hang in one case is reported as that case's failure and the others
-still run. Every case releases what it creates (but `process_exit`, whose
-point is to leave that to the kernel).
+needs with EOPNOTSUPP, then a `# --- DEV: N cases in S s` comment; several
+devices are run one after the other. Each case runs in a forked process of
+its own, so a crash or hang in one case is reported as that case's failure
+and the others still run. Every case releases what it creates (but
+`process_exit`, whose point is to leave that to the kernel).
 
---summary FILE also writes `CASE<TAB>STATUS<TAB>REASON<TAB>VALUES` lines,
-STATUS being pass, skip or fail, and VALUES a JSON object of deterministic
-values the device reported (CQ and QP sizes and the like) so that two devices'
-results can be compared case by case (tools/testing/vm/07-verbs-objects.sh).
+--summary FILE also writes a `# cases: CASE...` line naming the cases to run,
+then `DEV<TAB>CASE<TAB>STATUS<TAB>REASON<TAB>VALUES<TAB>SECONDS` as each case
+ends: STATUS is pass, skip or fail, REASON `-` when there is none, VALUES a
+JSON object of deterministic values the device reported (CQ and QP sizes and
+the like) and SECONDS the time the case took; so devices' results can be
+compared case by case (tools/testing/vm/07-verbs-objects.sh).
 """
 import argparse
 import ctypes
@@ -31,7 +34,7 @@ import time
 
 from pyverbs.addr import AH, AHAttr, GlobalRoute
 from pyverbs.cq import CQ, CompChannel
-from pyverbs.device import Context
+from pyverbs.device import Context, get_device_list
 from pyverbs.mr import MR
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError
@@ -558,15 +561,15 @@ def case_process_exit(dev, vals):
     if code == 3:
         raise Skip(msg)
     need(code == 0, f'child exited {code}: {msg}')
-    if before is not None:
-        after = None
-        for _ in range(50):
-            after = res_counts(dev)
-            if after == before:
-                break
-            time.sleep(0.1)
-        need(after == before, f'rdma res counts {before} before, {after} '
-             'after the child exited')
+    need(before is not None, f'`rdma -j resource show` has no {dev}')
+    after = None
+    for _ in range(50):
+        after = res_counts(dev)
+        if after == before:
+            break
+        time.sleep(0.1)
+    need(after == before, f'rdma resource counts {before} before, {after} '
+         'after the child exited')
     with Context(name=dev) as ctx, PD(ctx) as pd, \
             CQ(ctx, 16, None, None, 0) as cq, \
             make_qp(ctx, pd, cq, e.IBV_QPT_RC) as qp:
@@ -787,13 +790,26 @@ def run_isolated(fn, dev, timeout):
     return 'fail', f'exited {os.WEXITSTATUS(status)} without a result', {}
 
 
+def process_age():
+    """Seconds since this process started."""
+    try:
+        with open('/proc/self/stat') as f:
+            start = int(f.read().rsplit(')', 1)[1].split()[19])
+        with open('/proc/uptime') as f:
+            up = float(f.read().split()[0])
+        return up - start / os.sysconf('SC_CLK_TCK')
+    except (OSError, ValueError, IndexError):
+        return 0.0
+
+
 def one_line(text):
     return ' '.join(str(text).split())
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    ap.add_argument('dev', nargs='?', help='RDMA device, e.g. rxe0')
+    ap.add_argument('devs', nargs='*', metavar='DEV',
+                    help='RDMA devices, e.g. rxe0')
     ap.add_argument('--list', action='store_true', help='list the cases')
     ap.add_argument('--cases', help='comma-separated cases to run (all)')
     ap.add_argument('--summary', help='also write machine-readable results')
@@ -804,7 +820,7 @@ def main():
         for name, _ in CASES:
             print(name)
         return 0
-    if not args.dev:
+    if not args.devs:
         ap.error('a device name is required')
     cases = CASES
     if args.cases:
@@ -814,23 +830,44 @@ def main():
             ap.error(f'unknown cases: {", ".join(sorted(unknown))}')
         cases = [(n, f) for n, f in CASES if n in want]
 
+    # Load libibverbs' providers once, here, rather than in every case's
+    # process: under TCG that takes seconds.
+    try:
+        get_device_list()
+    except PyverbsError:
+        pass
+
     summary = open(args.summary, 'w') if args.summary else None
+    if summary:
+        summary.write(f'# cases: {" ".join(n for n, _ in cases)}\n')
+        summary.flush()
     failed = 0
-    for name, fn in cases:
-        status, reason, vals = run_isolated(fn, args.dev, args.timeout)
-        reason = one_line(reason)
-        if status == 'pass':
-            print(f'ok - {args.dev}: {name}')
-        elif status == 'skip':
-            print(f'ok - {args.dev}: {name} # SKIP EOPNOTSUPP')
-        else:
-            failed += 1
-            print(f'not ok - {args.dev}: {name} ({reason})')
-        sys.stdout.flush()
-        if summary:
-            summary.write(f'{name}\t{status}\t{reason}\t'
-                          f'{json.dumps(vals, sort_keys=True)}\n')
-            summary.flush()
+    startup = process_age()
+    for dev in args.devs:
+        if len(args.devs) > 1:
+            print(f'# --- {dev}')
+        dev_start = time.monotonic()
+        for name, fn in cases:
+            start = time.monotonic()
+            status, reason, vals = run_isolated(fn, dev, args.timeout)
+            took = time.monotonic() - start
+            reason = one_line(reason)
+            if status == 'pass':
+                print(f'ok - {dev}: {name}')
+            elif status == 'skip':
+                print(f'ok - {dev}: {name} # SKIP EOPNOTSUPP')
+            else:
+                failed += 1
+                print(f'not ok - {dev}: {name} ({reason})')
+            sys.stdout.flush()
+            if summary:
+                summary.write(f'{dev}\t{name}\t{status}\t{reason or "-"}\t'
+                              f'{json.dumps(vals, sort_keys=True)}\t'
+                              f'{took:.1f}\n')
+                summary.flush()
+        print(f'# --- {dev}: {len(cases)} cases in '
+              f'{time.monotonic() - dev_start:.0f}s (starting Python and '
+              f'pyverbs took {startup:.0f}s)')
     if summary:
         summary.close()
     return 1 if failed else 0

@@ -3,11 +3,12 @@
 //! An rrxe device: one RoCEv2 port on top of one Ethernet netdev.
 
 use crate::{
+    ah::{AhTable, RrxeAh},
     cq::RrxeCq,
     ib::{
-        self, consts::*, Cq, CqInitAttr, DeviceAttr, DeviceModify, IbDevice, Mr, MrKeys,
-        Operations, Pd, PortAttr, PortEvent, PortImmutable, PortModify, Qp, QpAttr, QpInitAttr,
-        Udata, Umem,
+        self, consts::*, Ah, AhAttr, Cq, CqInitAttr, DeviceAttr, DeviceModify, IbDevice, Mr,
+        MrKeys, Operations, Pd, PortAttr, PortEvent, PortImmutable, PortModify, Qp, QpAttr,
+        QpInitAttr, Srq, Udata, Umem,
     },
     logic::{self, qp_state::QpType},
     mr::{self, MrSpec, MrTable, RrxeMr},
@@ -17,6 +18,7 @@ use crate::{
     proto,
     qp::{QpInner, RrxeQp},
     registry,
+    srq::{RrxeSrq, SrqNumbers},
 };
 use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::{
@@ -132,6 +134,11 @@ pub(crate) struct RrxeDevice {
     /// Live MRs.
     #[pin]
     pub(crate) mrs: MrTable,
+    /// Live AHs.
+    #[pin]
+    ahs: AhTable,
+    srqs: Counter,
+    srq_numbers: SrqNumbers,
     pds: Counter,
     cqs: Counter,
 }
@@ -146,6 +153,9 @@ impl RrxeDevice {
             qps <- XArray::new(AllocKind::Alloc),
             qp_create <- new_mutex!(()),
             mrs <- MrTable::new(),
+            ahs <- AhTable::new(),
+            srqs: Counter::new(),
+            srq_numbers: SrqNumbers::new(),
             next_qpn: AtomicU32::new(params::MIN_QPN),
             pds: Counter::new(),
             cqs: Counter::new(),
@@ -387,6 +397,57 @@ impl Operations for RrxeDevice {
         if from_kernel {
             return Err(EOPNOTSUPP);
         }
+        Ok(())
+    }
+
+    type Srq = RrxeSrq;
+
+    fn create_srq(
+        dev: &IbDevice<Self>,
+        init: &mut ib::SrqInitAttr,
+        udata: Option<&Udata>,
+    ) -> Result<RrxeSrq> {
+        dev.srqs.take(params::MAX_SRQ)?;
+        RrxeSrq::new(&dev.srq_numbers, init, udata).inspect_err(|_| dev.srqs.give())
+    }
+
+    fn modify_srq(
+        srq: &Srq<Self>,
+        attr: &mut ib::SrqAttr,
+        mask: u32,
+        udata: Option<&Udata>,
+    ) -> Result {
+        srq.modify(attr, mask, udata)
+    }
+
+    fn query_srq(srq: &Srq<Self>, attr: &mut ib::SrqAttr) -> Result {
+        srq.query(attr);
+        Ok(())
+    }
+
+    fn destroy_srq(srq: &Srq<Self>) -> Result {
+        srq.device::<Self>().srqs.give();
+        Ok(())
+    }
+
+    type Ah = RrxeAh;
+
+    fn create_ah(
+        dev: &IbDevice<Self>,
+        attr: &AhAttr,
+        sleepable: bool,
+        udata: Option<&Udata>,
+    ) -> Result<RrxeAh> {
+        dev.ahs.create(attr, sleepable, udata)
+    }
+
+    fn destroy_ah(ah: &Ah<Self>) -> Result {
+        ah.device::<Self>().ahs.remove(&ah.inner);
+        Ok(())
+    }
+
+    fn query_ah(ah: &Ah<Self>, attr: &mut ib::AhAttrRaw) -> Result {
+        *attr = *ah.inner.attr().get();
         Ok(())
     }
 

@@ -32,6 +32,12 @@ pub(crate) const MAX_RD_ATOMIC: u32 = 128;
 pub(crate) const MIN_QPN: u32 = 16;
 /// Most QPs, PDs and CQs per device.
 pub(crate) const MAX_QP: u32 = DEFAULT_MAX - MIN_QPN;
+/// Most SGEs in an SRQ receive.
+pub(crate) const MAX_SRQ_SGE: u32 = 27;
+/// Most SRQs per device.
+pub(crate) const MAX_SRQ: u32 = DEFAULT_MAX - 0x0002_0001;
+/// Most address handles per device.
+pub(crate) const MAX_AH: u32 = (1 << 15) - 1;
 /// Most PDs per device.
 pub(crate) const MAX_PD: u32 = DEFAULT_MAX;
 /// Most CQs per device.
@@ -82,10 +88,10 @@ pub(crate) fn fill_device_attr(attr: &mut DeviceAttr, sys_image_guid: u64) {
     attr.max_mcast_grp = 8192;
     attr.max_mcast_qp_attach = 56;
     attr.max_total_mcast_qp_attach = 0x70000;
-    attr.max_ah = (1 << 15) - 1;
-    attr.max_srq = DEFAULT_MAX - 0x0002_0001;
+    attr.max_ah = MAX_AH;
+    attr.max_srq = MAX_SRQ;
     attr.max_srq_wr = DEFAULT_MAX;
-    attr.max_srq_sge = 27;
+    attr.max_srq_sge = MAX_SRQ_SGE;
     attr.max_fast_reg_page_list_len = 512;
     attr.max_pkeys = 64;
     attr.local_ca_ack_delay = 15;

@@ -78,15 +78,13 @@ impl QpInner {
         if init.send_cq.is_null() || init.recv_cq.is_null() {
             return Err(EINVAL);
         }
-        // SRQs are not implemented yet, so no QP can name one.
-        if !init.srq.is_null() {
-            return Err(EOPNOTSUPP);
-        }
+        // With an SRQ the QP has no receive queue of its own.
+        let has_srq = !init.srq.is_null();
         let cap = &mut init.cap;
         if cap.max_send_wr > params::MAX_QP_WR
             || cap.max_send_sge > params::MAX_SGE
-            || cap.max_recv_wr > params::MAX_QP_WR
-            || cap.max_recv_sge > params::MAX_SGE
+            || (!has_srq
+                && (cap.max_recv_wr > params::MAX_QP_WR || cap.max_recv_sge > params::MAX_SGE))
             || cap.max_inline_data > params::MAX_INLINE_DATA
         {
             return Err(EINVAL);
@@ -99,18 +97,25 @@ impl QpInner {
             size_of::<SendWqe>() + send_room as usize,
             udata,
         )?;
-        let rq = SharedQueue::new(
-            cap.max_recv_wr,
-            size_of::<RecvWqe>() + (cap.max_recv_sge * sge) as usize,
-            udata,
-        )?;
+        let rq = if has_srq {
+            cap.max_recv_wr = 0;
+            cap.max_recv_sge = 0;
+            None
+        } else {
+            let rq = SharedQueue::new(
+                cap.max_recv_wr,
+                size_of::<RecvWqe>() + (cap.max_recv_sge * sge) as usize,
+                udata,
+            )?;
+            cap.max_recv_wr = rq.capacity();
+            Some(rq)
+        };
         cap.max_send_wr = sq.capacity();
         cap.max_send_sge = send_room / sge;
         cap.max_inline_data = send_room;
-        cap.max_recv_wr = rq.capacity();
         if let Some(udata) = udata {
             udata.respond(&CreateQpResp {
-                rq_mi: rq.mminfo(),
+                rq_mi: rq.as_ref().map(SharedQueue::mminfo).unwrap_or_default(),
                 sq_mi: sq.mminfo(),
             })?;
         }
@@ -123,7 +128,7 @@ impl QpInner {
                 sq_sig_all: init.sq_sig_type == SIGNAL_ALL_WR,
                 port: init.port_num,
                 sq,
-                rq: Some(rq),
+                rq,
                 state <- new_spinlock!(QpState_ {
                     state: QpState::Reset,
                     sq_draining: false,

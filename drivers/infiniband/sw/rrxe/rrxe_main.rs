@@ -11,6 +11,7 @@
 //! safe Rust; [`proto`] (wire format) and [`logic`] (verbs rules) are pure
 //! code, also tested on the host.
 
+mod ah;
 mod cq;
 mod device;
 mod events;
@@ -29,6 +30,7 @@ mod proto;
 mod qp;
 mod queue;
 mod registry;
+mod srq;
 mod sys;
 
 #[cfg(CONFIG_KUNIT)]

@@ -43,10 +43,12 @@ mod raw {
 
 // Types.
 pub(crate) use raw::{
-    ib_cq, ib_cq_init_attr, ib_dmah, ib_mr, ib_pd, ib_qp, ib_qp_attr, ib_qp_cap, ib_qp_init_attr,
-    ib_recv_wr, ib_send_wr, ib_umem, ib_uverbs_wc, ib_wc, mminfo, rdma_user_mmap_entry,
-    rxe_create_cq_resp, rxe_create_qp_resp, rxe_recv_wqe, rxe_resize_cq_resp, rxe_send_wqe,
-    rxe_sge, uverbs_attr_bundle, vm_area_struct,
+    ib_ah, ib_cq, ib_cq_init_attr, ib_dmah, ib_mr, ib_pd, ib_qp, ib_qp_attr, ib_qp_cap,
+    ib_qp_init_attr, ib_recv_wr, ib_send_wr, ib_srq, ib_srq_attr, ib_srq_init_attr, ib_umem,
+    ib_uverbs_wc, ib_wc, mminfo, rdma_ah_attr, rdma_ah_init_attr, rdma_user_mmap_entry,
+    rxe_create_ah_resp, rxe_create_cq_resp, rxe_create_qp_resp, rxe_create_srq_resp,
+    rxe_modify_srq_cmd, rxe_recv_wqe, rxe_resize_cq_resp, rxe_send_wqe, rxe_sge,
+    uverbs_attr_bundle, vm_area_struct,
 };
 pub(crate) use raw::{
     ib_device, ib_device_attr, ib_device_modify, ib_device_ops, ib_port_attr, ib_port_immutable,
@@ -69,8 +71,8 @@ pub(crate) use raw::{
 
 // C helpers (rrxe_helpers.c).
 pub(crate) use raw::{
-    rrxe_attrs_udata, rrxe_mmap_offset, rrxe_udata_respond, rrxe_udata_ucontext, rrxe_umem_get,
-    rrxe_vma_len, rrxe_vmalloc_user,
+    rrxe_attrs_udata, rrxe_copy_to_user, rrxe_mmap_offset, rrxe_udata_read, rrxe_udata_respond,
+    rrxe_udata_ucontext, rrxe_umem_get, rrxe_vma_len, rrxe_vmalloc_user,
 };
 pub(crate) use raw::{
     rrxe_dispatch_port_event, rrxe_eui48, rrxe_ib_alloc_device, rrxe_ib_device_get_dev,
@@ -83,16 +85,17 @@ pub(crate) use raw::{
 
 // Constants.
 pub(crate) use raw::{
-    IBK_ALLOW_USER_UNREG, IB_ATOMIC_HCA, IB_DEFAULT_PKEY_FULL, IB_DEVICE_ATOMIC_WRITE,
+    IBK_ALLOW_USER_UNREG, IB_AH_GRH, IB_ATOMIC_HCA, IB_DEFAULT_PKEY_FULL, IB_DEVICE_ATOMIC_WRITE,
     IB_DEVICE_AUTO_PATH_MIG, IB_DEVICE_BAD_PKEY_CNTR, IB_DEVICE_BAD_QKEY_CNTR,
     IB_DEVICE_CHANGE_PHY_PORT, IB_DEVICE_FLUSH_GLOBAL, IB_DEVICE_FLUSH_PERSISTENT,
     IB_DEVICE_MEM_MGT_EXTENSIONS, IB_DEVICE_MEM_WINDOW, IB_DEVICE_MEM_WINDOW_TYPE_2B,
     IB_DEVICE_MODIFY_NODE_DESC, IB_DEVICE_MODIFY_SYS_IMAGE_GUID, IB_DEVICE_PORT_ACTIVE_EVENT,
     IB_DEVICE_RC_RNR_NAK_GEN, IB_DEVICE_SRQ_RESIZE, IB_DEVICE_SYS_IMAGE_GUID,
-    IB_DEVICE_UD_AV_PORT_ENFORCE, IB_EVENT_PORT_ACTIVE, IB_EVENT_PORT_ERR, IB_LINK_LAYER_ETHERNET,
-    IB_MGMT_MAD_SIZE, IB_MTU_4096, IB_PORT_ACTIVE, IB_PORT_CM_SUP, IB_PORT_DOWN,
-    IB_PORT_PHYS_STATE_DISABLED, IB_PORT_PHYS_STATE_LINK_UP, IB_PORT_PHYS_STATE_POLLING,
-    IB_PORT_RESET_QKEY_CNTR, IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ,
-    IB_WIDTH_1X, NETDEV_CHANGE, NETDEV_CHANGEMTU, NETDEV_DOWN, NETDEV_UNREGISTER, NETDEV_UP,
-    NOTIFY_DONE, RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_DRIVER_RXE, RDMA_NODE_IB_CA,
+    IB_DEVICE_UD_AV_PORT_ENFORCE, IB_EVENT_PORT_ACTIVE, IB_EVENT_PORT_ERR,
+    IB_GID_TYPE_ROCE_UDP_ENCAP, IB_LINK_LAYER_ETHERNET, IB_MGMT_MAD_SIZE, IB_MTU_4096,
+    IB_PORT_ACTIVE, IB_PORT_CM_SUP, IB_PORT_DOWN, IB_PORT_PHYS_STATE_DISABLED,
+    IB_PORT_PHYS_STATE_LINK_UP, IB_PORT_PHYS_STATE_POLLING, IB_PORT_RESET_QKEY_CNTR,
+    IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, IB_WIDTH_1X, NETDEV_CHANGE,
+    NETDEV_CHANGEMTU, NETDEV_DOWN, NETDEV_UNREGISTER, NETDEV_UP, NOTIFY_DONE,
+    RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_CREATE_AH_SLEEPABLE, RDMA_DRIVER_RXE, RDMA_NODE_IB_CA,
 };

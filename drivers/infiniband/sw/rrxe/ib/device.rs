@@ -27,8 +27,8 @@ use kernel::{
 };
 
 use super::{
-    queue_buf, CqInitAttr, DeviceAttr, DeviceModify, Object, PortAttr, PortImmutable, PortModify,
-    QpAttr, QpInitAttr, Udata,
+    queue_buf, AhAttr, CqInitAttr, DeviceAttr, DeviceModify, Object, PortAttr, PortImmutable,
+    PortModify, QpAttr, QpInitAttr, Udata,
 };
 
 /// A protection domain with the driver's data.
@@ -37,6 +37,10 @@ pub(crate) type Pd<T> = Object<sys::ib_pd, <T as Operations>::Pd>;
 pub(crate) type Cq<T> = Object<sys::ib_cq, <T as Operations>::Cq>;
 /// A queue pair with the driver's data.
 pub(crate) type Qp<T> = Object<sys::ib_qp, <T as Operations>::Qp>;
+/// A shared receive queue with the driver's data.
+pub(crate) type Srq<T> = Object<sys::ib_srq, <T as Operations>::Srq>;
+/// An address handle with the driver's data.
+pub(crate) type Ah<T> = Object<sys::ib_ah, <T as Operations>::Ah>;
 /// A memory region with the driver's data.
 pub(crate) type Mr<T> = Object<sys::ib_mr, <T as Operations>::Mr>;
 
@@ -69,7 +73,7 @@ macro_rules! verbs_object {
         }
     )*};
 }
-verbs_object!(ib_pd, ib_cq, ib_qp, ib_mr);
+verbs_object!(ib_pd, ib_cq, ib_qp, ib_mr, ib_ah, ib_srq);
 
 impl<C: VerbsObject, D> Object<C, D> {
     /// The device this object belongs to.
@@ -221,6 +225,57 @@ pub(crate) trait Operations: Sized + Send + Sync {
     }
     /// Receive doorbell; as [`Operations::post_send`].
     fn post_recv(_qp: &Qp<Self>, _from_kernel: bool) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Driver data of a shared receive queue.
+    type Srq: Send + Sync;
+
+    /// Creates an SRQ; may raise `init.attr` to the actual sizes.
+    fn create_srq(
+        _dev: &IbDevice<Self>,
+        _init: &mut sys::ib_srq_init_attr,
+        _udata: Option<&Udata>,
+    ) -> Result<Self::Srq> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Changes an SRQ's size or limit (`IB_SRQ_*` mask).
+    fn modify_srq(
+        _srq: &Srq<Self>,
+        _attr: &mut sys::ib_srq_attr,
+        _mask: u32,
+        _udata: Option<&Udata>,
+    ) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Reports an SRQ's attributes.
+    fn query_srq(_srq: &Srq<Self>, _attr: &mut sys::ib_srq_attr) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Destroys an SRQ; its data is dropped right after.
+    fn destroy_srq(_srq: &Srq<Self>) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Driver data of an address handle.
+    type Ah: Send + Sync;
+
+    /// Creates an address handle. `sleepable` is false when a kernel
+    /// consumer creates it in atomic context (allocate with `GFP_ATOMIC`).
+    fn create_ah(
+        _dev: &IbDevice<Self>,
+        _attr: &AhAttr,
+        _sleepable: bool,
+        _udata: Option<&Udata>,
+    ) -> Result<Self::Ah> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Destroys an address handle; its data is dropped right after.
+    fn destroy_ah(_ah: &Ah<Self>) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Reports an address handle's attributes.
+    fn query_ah(_ah: &Ah<Self>, _attr: &mut super::AhAttrRaw) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -378,6 +433,48 @@ impl<T: Operations> IbDevice<T> {
             size_ib_pd: size_of::<Pd<T>>(),
             size_ib_cq: size_of::<Cq<T>>(),
             size_ib_qp: size_of::<Qp<T>>(),
+            size_ib_ah: size_of::<Ah<T>>(),
+            size_ib_srq: size_of::<Srq<T>>(),
+            create_srq: if T::HAS_CREATE_SRQ {
+                Some(Self::create_srq)
+            } else {
+                None
+            },
+            modify_srq: if T::HAS_MODIFY_SRQ {
+                Some(Self::modify_srq)
+            } else {
+                None
+            },
+            query_srq: if T::HAS_QUERY_SRQ {
+                Some(Self::query_srq)
+            } else {
+                None
+            },
+            destroy_srq: if T::HAS_DESTROY_SRQ {
+                Some(Self::destroy_srq)
+            } else {
+                None
+            },
+            create_ah: if T::HAS_CREATE_AH {
+                Some(Self::create_ah)
+            } else {
+                None
+            },
+            create_user_ah: if T::HAS_CREATE_AH {
+                Some(Self::create_ah)
+            } else {
+                None
+            },
+            destroy_ah: if T::HAS_DESTROY_AH {
+                Some(Self::destroy_ah)
+            } else {
+                None
+            },
+            query_ah: if T::HAS_QUERY_AH {
+                Some(Self::query_ah)
+            } else {
+                None
+            },
             alloc_pd: if T::HAS_ALLOC_PD {
                 Some(Self::alloc_pd)
             } else {
@@ -832,6 +929,118 @@ impl<T: Operations> IbDevice<T> {
             unsafe { *bad = wr };
         }
         ret
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `create_srq`.
+    unsafe extern "C" fn create_srq(
+        srq: *mut sys::ib_srq,
+        init: *mut sys::ib_srq_init_attr,
+        ud: *mut sys::ib_udata,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: see above; `init` is valid and exclusive.
+            let (dev, init, ud) = unsafe { (Self::from_raw((*srq).device), &mut *init, udata(ud)) };
+            let data = T::create_srq(dev, init, ud.as_ref())?;
+            // SAFETY: see above.
+            unsafe { Srq::<T>::init(srq, data) };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `modify_srq`.
+    unsafe extern "C" fn modify_srq(
+        srq: *mut sys::ib_srq,
+        attr: *mut sys::ib_srq_attr,
+        mask: u32,
+        ud: *mut sys::ib_udata,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: see above; `attr` is valid and exclusive.
+            let (obj, attr, ud) = unsafe { (Srq::<T>::from_raw(srq), &mut *attr, udata(ud)) };
+            T::modify_srq(obj, attr, mask, ud.as_ref())?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `query_srq`.
+    unsafe extern "C" fn query_srq(srq: *mut sys::ib_srq, attr: *mut sys::ib_srq_attr) -> i32 {
+        from_result(|| {
+            // SAFETY: see above; `attr` is a valid, exclusive out-parameter.
+            let (obj, attr) = unsafe { (Srq::<T>::from_raw(srq), &mut *attr) };
+            T::query_srq(obj, attr)?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `destroy_srq`.
+    unsafe extern "C" fn destroy_srq(srq: *mut sys::ib_srq, _ud: *mut sys::ib_udata) -> i32 {
+        from_result(|| {
+            // SAFETY: see above.
+            T::destroy_srq(unsafe { Srq::<T>::from_raw(srq) })?;
+            // SAFETY: destroyed; the core frees the block next.
+            unsafe { Srq::<T>::drop_data(srq) };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `create_ah` or `create_user_ah`.
+    unsafe extern "C" fn create_ah(
+        ah: *mut sys::ib_ah,
+        init: *mut sys::rdma_ah_init_attr,
+        ud: *mut sys::ib_udata,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: see above; `init` and its `ah_attr` are valid, and the
+            // core holds the attribute's GID reference during the call.
+            let (dev, attr, flags, ud) = unsafe {
+                (
+                    Self::from_raw((*ah).device),
+                    AhAttr::from_raw((*init).ah_attr),
+                    (*init).flags,
+                    udata(ud),
+                )
+            };
+            let sleepable = flags & sys::RDMA_CREATE_AH_SLEEPABLE != 0;
+            let data = T::create_ah(dev, attr, sleepable, ud.as_ref())?;
+            // SAFETY: see above.
+            unsafe { Ah::<T>::init(ah, data) };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `destroy_ah`.
+    unsafe extern "C" fn destroy_ah(ah: *mut sys::ib_ah, _flags: u32) -> i32 {
+        from_result(|| {
+            // SAFETY: see above.
+            T::destroy_ah(unsafe { Ah::<T>::from_raw(ah) })?;
+            // SAFETY: destroyed; the core frees the block next.
+            unsafe { Ah::<T>::drop_data(ah) };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `query_ah`.
+    unsafe extern "C" fn query_ah(ah: *mut sys::ib_ah, attr: *mut sys::rdma_ah_attr) -> i32 {
+        from_result(|| {
+            // SAFETY: see above; `attr` is a valid, exclusive out-parameter.
+            let (obj, attr) = unsafe { (Ah::<T>::from_raw(ah), &mut *attr) };
+            T::query_ah(obj, attr)?;
+            Ok(0)
+        })
     }
 
     /// Boxes a new MR for the core, which fills in the rest of `ib_mr`.

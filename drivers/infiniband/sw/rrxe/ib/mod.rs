@@ -14,12 +14,12 @@ mod udata;
 mod umem;
 
 pub(crate) use device::{
-    Cq, DeviceHandle, DeviceParams, IbDevice, Mr, MrKeys, Operations, Pd, PortEvent, Qp,
+    Ah, Cq, DeviceHandle, DeviceParams, IbDevice, Mr, MrKeys, Operations, Pd, PortEvent, Qp, Srq,
     Unregistered,
 };
 pub(crate) use link::{LinkOps, LinkRegistration};
 pub(crate) use object::Object;
-pub(crate) use qp_attr::StoredQpAttr;
+pub(crate) use qp_attr::{AhAttr, StoredAhAttr, StoredQpAttr};
 pub(crate) use queue_buf::{MmInfo, QueueBuf};
 pub(crate) use udata::Udata;
 pub(crate) use umem::Umem;
@@ -46,6 +46,18 @@ pub(crate) type QpAttr = crate::sys::ib_qp_attr;
 pub(crate) type WorkCompletion = crate::sys::ib_wc;
 /// A user work completion as the rxe provider reads it from the CQ ring.
 pub(crate) type UserWorkCompletion = crate::sys::ib_uverbs_wc;
+/// SRQ creation arguments (plain C data).
+pub(crate) type SrqInitAttr = crate::sys::ib_srq_init_attr;
+/// SRQ attributes (plain C data).
+pub(crate) type SrqAttr = crate::sys::ib_srq_attr;
+/// The rxe ABI's create-SRQ response.
+pub(crate) type CreateSrqResp = crate::sys::rxe_create_srq_resp;
+/// The rxe ABI's modify-SRQ command.
+pub(crate) type ModifySrqCmd = crate::sys::rxe_modify_srq_cmd;
+/// An address vector as `query_ah` fills it (plain C data).
+pub(crate) type AhAttrRaw = crate::sys::rdma_ah_attr;
+/// The rxe ABI's create-AH response.
+pub(crate) type CreateAhResp = crate::sys::rxe_create_ah_resp;
 /// The rxe ABI's create-CQ response.
 pub(crate) type CreateCqResp = crate::sys::rxe_create_cq_resp;
 /// The rxe ABI's resize-CQ response.
@@ -62,17 +74,18 @@ pub(crate) type Sge = crate::sys::rxe_sge;
 /// Constants of the RDMA core ABI that drivers put into the structs above.
 pub(crate) mod consts {
     pub(crate) use crate::sys::{
-        IBK_ALLOW_USER_UNREG, IB_ATOMIC_HCA, IB_DEFAULT_PKEY_FULL, IB_DEVICE_ATOMIC_WRITE,
-        IB_DEVICE_AUTO_PATH_MIG, IB_DEVICE_BAD_PKEY_CNTR, IB_DEVICE_BAD_QKEY_CNTR,
-        IB_DEVICE_CHANGE_PHY_PORT, IB_DEVICE_FLUSH_GLOBAL, IB_DEVICE_FLUSH_PERSISTENT,
-        IB_DEVICE_MEM_MGT_EXTENSIONS, IB_DEVICE_MEM_WINDOW, IB_DEVICE_MEM_WINDOW_TYPE_2B,
-        IB_DEVICE_MODIFY_NODE_DESC, IB_DEVICE_MODIFY_SYS_IMAGE_GUID, IB_DEVICE_PORT_ACTIVE_EVENT,
-        IB_DEVICE_RC_RNR_NAK_GEN, IB_DEVICE_SRQ_RESIZE, IB_DEVICE_SYS_IMAGE_GUID,
-        IB_DEVICE_UD_AV_PORT_ENFORCE, IB_LINK_LAYER_ETHERNET, IB_MGMT_MAD_SIZE, IB_MTU_4096,
-        IB_PORT_ACTIVE, IB_PORT_CM_SUP, IB_PORT_DOWN, IB_PORT_PHYS_STATE_DISABLED,
-        IB_PORT_PHYS_STATE_LINK_UP, IB_PORT_PHYS_STATE_POLLING, IB_PORT_RESET_QKEY_CNTR,
-        IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, IB_WIDTH_1X,
-        RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_DRIVER_RXE,
+        IBK_ALLOW_USER_UNREG, IB_AH_GRH, IB_ATOMIC_HCA, IB_DEFAULT_PKEY_FULL,
+        IB_DEVICE_ATOMIC_WRITE, IB_DEVICE_AUTO_PATH_MIG, IB_DEVICE_BAD_PKEY_CNTR,
+        IB_DEVICE_BAD_QKEY_CNTR, IB_DEVICE_CHANGE_PHY_PORT, IB_DEVICE_FLUSH_GLOBAL,
+        IB_DEVICE_FLUSH_PERSISTENT, IB_DEVICE_MEM_MGT_EXTENSIONS, IB_DEVICE_MEM_WINDOW,
+        IB_DEVICE_MEM_WINDOW_TYPE_2B, IB_DEVICE_MODIFY_NODE_DESC, IB_DEVICE_MODIFY_SYS_IMAGE_GUID,
+        IB_DEVICE_PORT_ACTIVE_EVENT, IB_DEVICE_RC_RNR_NAK_GEN, IB_DEVICE_SRQ_RESIZE,
+        IB_DEVICE_SYS_IMAGE_GUID, IB_DEVICE_UD_AV_PORT_ENFORCE, IB_GID_TYPE_ROCE_UDP_ENCAP,
+        IB_LINK_LAYER_ETHERNET, IB_MGMT_MAD_SIZE, IB_MTU_4096, IB_PORT_ACTIVE, IB_PORT_CM_SUP,
+        IB_PORT_DOWN, IB_PORT_PHYS_STATE_DISABLED, IB_PORT_PHYS_STATE_LINK_UP,
+        IB_PORT_PHYS_STATE_POLLING, IB_PORT_RESET_QKEY_CNTR, IB_USER_VERBS_CMD_POST_SEND,
+        IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, IB_WIDTH_1X, RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP,
+        RDMA_DRIVER_RXE,
     };
 }
 

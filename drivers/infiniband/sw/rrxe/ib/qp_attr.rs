@@ -42,6 +42,75 @@ impl StoredQpAttr {
     }
 }
 
+/// The address vector of an address handle or a connected QP, as the core
+/// passes it for the duration of one call.
+#[repr(transparent)]
+pub(crate) struct AhAttr(sys::rdma_ah_attr);
+
+impl AhAttr {
+    /// Borrows the core's attribute.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is valid for reads for `'a`, and its `sgid_attr` (if any) is
+    /// referenced for `'a`.
+    pub(crate) unsafe fn from_raw<'a>(ptr: *const sys::rdma_ah_attr) -> &'a Self {
+        // SAFETY: transparent wrapper; the caller guarantees validity.
+        unsafe { &*ptr.cast::<Self>() }
+    }
+
+    /// The plain fields.
+    pub(crate) fn get(&self) -> &sys::rdma_ah_attr {
+        &self.0
+    }
+
+    /// The GID type (`IB_GID_TYPE_*`) of the source GID, if there is one.
+    pub(crate) fn sgid_type(&self) -> Option<u32> {
+        let gid = self.0.grh.sgid_attr;
+        // SAFETY: the core holds a reference on the GID attribute while it
+        // hands us this struct (type invariant of the borrow).
+        (!gid.is_null()).then(|| unsafe { (*gid).gid_type })
+    }
+
+    /// A copy to keep: the GID reference is not ours past this call.
+    pub(crate) fn to_stored(&self) -> StoredAhAttr {
+        let mut a = self.0;
+        a.grh.sgid_attr = core::ptr::null();
+        // INVARIANT: pointer cleared.
+        StoredAhAttr(a)
+    }
+}
+
+/// A copy of `struct rdma_ah_attr` with its GID attribute pointer cleared,
+/// which makes it plain data.
+///
+/// # Invariants
+///
+/// `0.grh.sgid_attr` is NULL.
+#[derive(Clone, Copy)]
+pub(crate) struct StoredAhAttr(sys::rdma_ah_attr);
+
+// SAFETY: by the type invariant the struct holds only numbers.
+unsafe impl Send for StoredAhAttr {}
+// SAFETY: as above.
+unsafe impl Sync for StoredAhAttr {}
+
+impl StoredAhAttr {
+    /// The plain fields.
+    pub(crate) fn get(&self) -> &sys::rdma_ah_attr {
+        &self.0
+    }
+}
+
+// SAFETY: two `u32` fields, no padding.
+unsafe impl AsBytes for sys::rxe_create_ah_resp {}
+// SAFETY: an `mminfo` and two `u32`s, no padding (checked below).
+unsafe impl AsBytes for sys::rxe_create_srq_resp {}
+// SAFETY: `u64`, `u32`, `u32`: no padding.
+unsafe impl AsBytes for sys::mminfo {}
+// SAFETY: one `u64`; any bytes are a valid value.
+unsafe impl kernel::transmute::FromBytes for sys::rxe_modify_srq_cmd {}
+
 // SAFETY: `struct mminfo`-based responses are `u64`/`u32` fields laid out
 // without padding (checked below), so every byte is initialised.
 unsafe impl AsBytes for sys::rxe_create_cq_resp {}
@@ -55,4 +124,6 @@ const _: () = {
     assert!(size_of::<sys::rxe_create_cq_resp>() == 16);
     assert!(size_of::<sys::rxe_resize_cq_resp>() == 16);
     assert!(size_of::<sys::rxe_create_qp_resp>() == 32);
+    assert!(size_of::<sys::rxe_create_srq_resp>() == 24);
+    assert!(size_of::<sys::rxe_modify_srq_cmd>() == 8);
 };

@@ -34,6 +34,34 @@ impl Udata {
         unsafe { sys::rrxe_udata_ucontext(self.ptr) }
     }
 
+    /// How many response bytes user space has room for.
+    pub(crate) fn outlen(&self) -> usize {
+        // SAFETY: the udata is valid by the type invariant.
+        unsafe { (*self.ptr).outlen }
+    }
+
+    /// Reads the first `size_of::<T>()` bytes of the command's input;
+    /// `EINVAL` if user space sent less.
+    pub(crate) fn read<T: kernel::transmute::FromBytes + Default>(&self) -> Result<T> {
+        let mut value = T::default();
+        // SAFETY: the udata is valid; `value` is writable for its size and
+        // any bytes form a valid `T`.
+        to_result(unsafe {
+            sys::rrxe_udata_read(self.ptr, (&raw mut value).cast(), size_of::<T>())
+        })?;
+        Ok(value)
+    }
+
+    /// Copies `value` to the user address `uaddr` of the calling process
+    /// (for ABIs that pass a response pointer inside the command).
+    pub(crate) fn write_user<T: AsBytes>(&self, uaddr: u64, value: &T) -> Result {
+        // SAFETY: `value` is readable for its size; the user address is
+        // checked by `copy_to_user`.
+        to_result(unsafe {
+            sys::rrxe_copy_to_user(uaddr, core::ptr::from_ref(value).cast(), size_of::<T>())
+        })
+    }
+
     /// Writes `resp` as the command's response. `EINVAL` if user space left
     /// less room than the ABI's response size, `EFAULT` on a bad buffer.
     pub(crate) fn respond<T: AsBytes>(&self, resp: &T) -> Result {

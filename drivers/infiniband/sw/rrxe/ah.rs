@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Address handles: a validated RoCEv2 address vector, numbered so that the
+//! rxe provider can name it in UD work requests (`ah_num`).
+
+use crate::{
+    ib::{consts::*, AhAttr, CreateAhResp, StoredAhAttr, Udata},
+    params,
+};
+use core::sync::atomic::{AtomicU32, Ordering};
+use kernel::{
+    alloc::Flags,
+    prelude::*,
+    sync::Arc,
+    xarray::{AllocKind, XArray},
+};
+
+/// `struct rxe_create_ah_resp` is this long; an older provider that leaves
+/// less room gets no `ah_num` (and passes the address in each WQE).
+const RESP_LEN: usize = size_of::<CreateAhResp>();
+
+/// An address handle's state, shared with the device's AH table.
+pub(crate) struct AhInner {
+    /// Set once, when the handle enters the table (the number is only
+    /// known under the table's lock, where nothing may be allocated).
+    num: AtomicU32,
+    attr: StoredAhAttr,
+}
+
+/// The driver data of an AH.
+pub(crate) struct RrxeAh {
+    pub(crate) inner: Arc<AhInner>,
+}
+
+/// rxe's `rxe_ah_chk_attr`: our one port, a GRH (RoCE needs one) and a
+/// RoCEv2 source GID.
+fn check(attr: &AhAttr) -> Result {
+    let a = attr.get();
+    if a.port_num != params::PORT || u32::from(a.ah_flags) & IB_AH_GRH == 0 {
+        return Err(EINVAL);
+    }
+    match attr.sgid_type() {
+        Some(IB_GID_TYPE_ROCE_UDP_ENCAP) => Ok(()),
+        _ => Err(EINVAL),
+    }
+}
+
+/// A device's address handles by number (1 and up).
+#[pin_data]
+pub(crate) struct AhTable {
+    #[pin]
+    ahs: XArray<Arc<AhInner>>,
+}
+
+impl AhTable {
+    /// An empty table.
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(Self {
+            ahs <- XArray::new(AllocKind::Alloc1),
+        })
+    }
+
+    /// Validates `attr`, numbers the handle and answers the provider.
+    pub(crate) fn create(
+        &self,
+        attr: &AhAttr,
+        sleepable: bool,
+        udata: Option<&Udata>,
+    ) -> Result<RrxeAh> {
+        check(attr)?;
+        // Kernel consumers may create AHs in atomic context.
+        let gfp: Flags = if sleepable { GFP_KERNEL } else { GFP_ATOMIC };
+        let inner = Arc::new(
+            AhInner {
+                num: AtomicU32::new(0),
+                attr: attr.to_stored(),
+            },
+            gfp,
+        )?;
+        let mut ahs = self.ahs.lock();
+        // The lowest free number: AH numbers are small and dense.
+        let num = (1..=params::MAX_AH)
+            .find(|&n| ahs.get(n as usize).is_none())
+            .ok_or(ENOMEM)?;
+        inner.num.store(num, Ordering::Relaxed);
+        // An atomic allocation never drops the lock, so `num` stays free.
+        ahs.store(num as usize, inner.clone(), GFP_ATOMIC)
+            .map_err(|_| ENOMEM)?;
+        drop(ahs);
+        if let Some(udata) = udata {
+            if udata.outlen() >= RESP_LEN {
+                if let Err(e) = udata.respond(&CreateAhResp {
+                    ah_num: num,
+                    reserved: 0,
+                }) {
+                    self.remove(&inner);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(RrxeAh { inner })
+    }
+
+    /// Takes `ah` out of the table.
+    pub(crate) fn remove(&self, ah: &AhInner) {
+        let num = ah.num.load(Ordering::Relaxed) as usize;
+        let removed = self.ahs.lock().remove(num);
+        drop(removed);
+    }
+}
+
+impl AhInner {
+    /// The attributes as created.
+    pub(crate) fn attr(&self) -> &StoredAhAttr {
+        &self.attr
+    }
+}

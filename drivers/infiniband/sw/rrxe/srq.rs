@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Shared receive queues: one receive ring the process maps and several QPs
+//! consume, with a limit that raises an event when it runs low.
+
+use crate::{
+    ib::{CreateSrqResp, ModifySrqCmd, RecvWqe, Sge, SrqAttr, SrqInitAttr, Udata},
+    params,
+    queue::SharedQueue,
+};
+use core::sync::atomic::{AtomicU32, Ordering};
+use kernel::{new_spinlock, prelude::*, sync::SpinLock};
+
+/// `IB_SRQT_BASIC`: the only SRQ type rxe implements.
+const SRQT_BASIC: u32 = 0;
+/// `IB_SRQ_MAX_WR` and `IB_SRQ_LIMIT`.
+const SRQ_MAX_WR: u32 = 1;
+const SRQ_LIMIT: u32 = 2;
+/// SRQ numbers start here, as in rxe.
+const FIRST_SRQN: u32 = 0x0002_0001;
+
+struct SrqState {
+    queue: SharedQueue,
+    limit: u32,
+}
+
+/// The driver data of an SRQ.
+pub(crate) struct RrxeSrq {
+    state: Pin<KBox<SpinLock<SrqState>>>,
+    max_sge: u32,
+}
+
+fn wqe_size(max_sge: u32) -> usize {
+    size_of::<RecvWqe>() + max_sge as usize * size_of::<Sge>()
+}
+
+/// Checks a requested number of work requests.
+fn check_max_wr(max_wr: u32) -> Result {
+    if max_wr == 0 || max_wr > params::MAX_QP_WR {
+        return Err(EINVAL);
+    }
+    Ok(())
+}
+
+/// Hands out SRQ numbers.
+pub(crate) struct SrqNumbers(AtomicU32);
+
+impl SrqNumbers {
+    /// Numbering from rxe's first SRQ index.
+    pub(crate) const fn new() -> Self {
+        Self(AtomicU32::new(FIRST_SRQN))
+    }
+
+    fn next(&self) -> u32 {
+        self.0.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+impl RrxeSrq {
+    /// Creates an SRQ as rxe does and answers the provider.
+    pub(crate) fn new(
+        numbers: &SrqNumbers,
+        init: &mut SrqInitAttr,
+        udata: Option<&Udata>,
+    ) -> Result<Self> {
+        if init.srq_type != SRQT_BASIC {
+            return Err(EOPNOTSUPP);
+        }
+        if udata.is_some_and(|u| u.outlen() < size_of::<CreateSrqResp>()) {
+            return Err(EINVAL);
+        }
+        let attr = &mut init.attr;
+        check_max_wr(attr.max_wr)?;
+        if attr.max_sge > params::MAX_SRQ_SGE {
+            return Err(EINVAL);
+        }
+        let max_sge = attr.max_sge.max(1);
+        let queue = SharedQueue::new(attr.max_wr, wqe_size(max_sge), udata)?;
+        attr.max_wr = queue.capacity();
+        attr.max_sge = max_sge;
+        if let Some(udata) = udata {
+            udata.respond(&CreateSrqResp {
+                mi: queue.mminfo(),
+                srq_num: numbers.next(),
+                reserved: 0,
+            })?;
+        }
+        Ok(Self {
+            state: KBox::pin_init(
+                new_spinlock!(SrqState {
+                    queue,
+                    limit: attr.srq_limit,
+                }),
+                GFP_KERNEL,
+            )?,
+            max_sge,
+        })
+    }
+
+    /// `modify_srq`: a new size (keeping posted receives) and/or limit.
+    pub(crate) fn modify(&self, attr: &mut SrqAttr, mask: u32, udata: Option<&Udata>) -> Result {
+        if mask & !(SRQ_MAX_WR | SRQ_LIMIT) != 0 {
+            return Err(EINVAL);
+        }
+        let (capacity, limit) = {
+            let st = self.state.lock();
+            (st.queue.capacity(), st.limit)
+        };
+        if mask & SRQ_MAX_WR != 0 {
+            check_max_wr(attr.max_wr)?;
+            if limit != 0 && attr.max_wr < limit {
+                return Err(EINVAL);
+            }
+        }
+        if mask & SRQ_LIMIT != 0 && attr.srq_limit > capacity {
+            return Err(EINVAL);
+        }
+        if mask & SRQ_MAX_WR != 0 {
+            self.resize(attr, udata)?;
+        }
+        if mask & SRQ_LIMIT != 0 {
+            self.state.lock().limit = attr.srq_limit;
+        }
+        Ok(())
+    }
+
+    /// rxe's ABI puts the new ring's `mminfo` at an address in the command
+    /// rather than in the response.
+    fn resize(&self, attr: &mut SrqAttr, udata: Option<&Udata>) -> Result {
+        let cmd = match udata {
+            Some(u) => Some(u.read::<ModifySrqCmd>()?),
+            None => None,
+        };
+        let new = SharedQueue::new(attr.max_wr, wqe_size(self.max_sge), udata)?;
+        if let (Some(u), Some(cmd)) = (udata, cmd) {
+            u.write_user(cmd.mmap_info_addr, &new.mminfo())?;
+        }
+        let mut scratch = new.scratch()?;
+        attr.max_wr = new.capacity();
+        let mut st = self.state.lock();
+        new.copy_pending_from(&st.queue, &mut scratch)?;
+        let old = core::mem::replace(&mut st.queue, new);
+        drop(st);
+        // Freed (or handed to its mmap entry) outside the lock.
+        drop(old);
+        Ok(())
+    }
+
+    /// `query_srq`.
+    pub(crate) fn query(&self, attr: &mut SrqAttr) {
+        let st = self.state.lock();
+        attr.max_wr = st.queue.capacity();
+        attr.srq_limit = st.limit;
+        attr.max_sge = self.max_sge;
+    }
+}

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Hostile use of the queue memory the rxe ABI maps into a process.
+
+Creates a CQ and a QP on DEVICE, finds their rings in /proc/self/maps (the
+mappings of /dev/infiniband/uverbsN), and then:
+
+  garbage   fills every ring, header included, with random bytes (indices,
+            index mask, element size), then resizes the CQ, walks the QP
+            through its states and destroys everything;
+  mmap      maps queue memory with bad offsets and lengths through the
+            context's own file descriptor (must fail), and maps a ring a
+            second time (must work);
+  stale     destroys the CQ and QP and keeps reading and writing the
+            mappings the provider still holds;
+  exit      leaves everything allocated and mapped and exits.
+
+Never uses the provider's own ring functions (post, poll) after the rings
+are scribbled on: a provider trusting its ring may crash in user space,
+which is not what is tested here. Prints "ok - MODE" or raises.
+"""
+
+import ctypes
+import errno
+import mmap
+import os
+import random
+import sys
+
+from pyverbs.cq import CQ
+from pyverbs.device import Context
+from pyverbs.pd import PD
+from pyverbs.pyverbs_error import PyverbsRDMAError
+from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+import pyverbs.enums as e
+
+
+def uverbs_maps():
+    """(start, end, offset) of every mapping of a uverbs device."""
+    out = []
+    with open("/proc/self/maps") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) >= 6 and "/dev/infiniband/uverbs" in parts[5]:
+                start, end = (int(x, 16) for x in parts[0].split("-"))
+                out.append((start, end, int(parts[2], 16)))
+    return out
+
+
+def uverbs_fd():
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            if "/dev/infiniband/uverbs" in os.readlink(f"/proc/self/fd/{fd}"):
+                return int(fd)
+        except OSError:
+            pass
+    raise SystemExit("no uverbs fd")
+
+
+def objects(dev):
+    ctx = Context(name=dev)
+    pd = PD(ctx)
+    cq = CQ(ctx, 64)
+    cap = QPCap(max_send_wr=32, max_recv_wr=32, max_send_sge=2, max_recv_sge=2)
+    qp = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_RC, scq=cq, rcq=cq, cap=cap))
+    return ctx, pd, cq, qp
+
+
+def scribble(maps, rng):
+    for start, end, _ in maps:
+        size = end - start
+        junk = bytes(rng.getrandbits(8) for _ in range(min(size, 8192)))
+        ctypes.memmove(start, junk, len(junk))
+        # Header words the kernel reads: producer/consumer indices, and the
+        # geometry it must never trust.
+        for off in (0, 4, 128, 256):
+            ctypes.c_uint32.from_address(start + off).value = rng.choice(
+                [0xFFFFFFFF, 0x80000000, 0x7FFFFFFF, rng.getrandbits(32)])
+
+
+def mode_garbage(dev):
+    rng = random.Random(4791)
+    ctx, pd, cq, qp = objects(dev)
+    maps = uverbs_maps()
+    assert len(maps) >= 3, f"expected CQ, SQ and RQ mappings, got {maps}"
+    for _ in range(20):
+        scribble(maps, rng)
+        try:
+            cq.resize(rng.choice([1, 64, 100, 4096]))
+        except PyverbsRDMAError as err:
+            assert err.error_code in (errno.EINVAL, errno.ENOMEM), err
+        maps = uverbs_maps()
+    for state in (e.IBV_QPS_INIT, e.IBV_QPS_ERR, e.IBV_QPS_RESET):
+        attr = QPAttr(qp_state=state, port_num=1)
+        mask = e.IBV_QP_STATE
+        if state == e.IBV_QPS_INIT:
+            mask |= e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT | e.IBV_QP_ACCESS_FLAGS
+        scribble(uverbs_maps(), rng)
+        qp.modify(attr, mask)
+    scribble(uverbs_maps(), rng)
+    qp.close()
+    cq.close()
+    pd.close()
+    ctx.close()
+
+
+def mode_mmap(dev):
+    ctx, pd, cq, qp = objects(dev)
+    fd = uverbs_fd()
+    maps = uverbs_maps()
+    page = mmap.PAGESIZE
+    used = {off for _, _, off in maps}
+    for off in (0, 1 << 40, max(used) + 64 * page, (1 << 63) - page):
+        if off in used:
+            continue
+        try:
+            mmap.mmap(fd, page, offset=off)
+        except (OSError, OverflowError, ValueError):
+            pass
+        else:
+            raise SystemExit(f"mmap at unknown offset {off:#x} succeeded")
+    start, end, off = maps[0]
+    try:
+        mmap.mmap(fd, end - start + 16 * page, offset=off)
+    except OSError:
+        pass
+    else:
+        raise SystemExit("mmap longer than the queue succeeded")
+    again = mmap.mmap(fd, end - start, offset=off)
+    assert again[:8] == ctypes.string_at(start, 8), "second mapping differs"
+    again.close()
+    qp.close()
+    cq.close()
+    pd.close()
+    ctx.close()
+
+
+def mode_stale(dev):
+    ctx, pd, cq, qp = objects(dev)
+    fd = uverbs_fd()
+    # Map the rings a second time ourselves: the provider unmaps its own
+    # mappings when the objects are destroyed, ours stay.
+    mine = []
+    for start, end, off in uverbs_maps():
+        # /proc/self/maps may show two adjacent rings as one mapping, whose
+        # length then matches no single queue: the kernel refuses it.
+        try:
+            mine.append(mmap.mmap(fd, end - start, offset=off))
+        except OSError as err:
+            assert err.errno == errno.EINVAL, err
+    assert mine, "could not map any ring a second time"
+    qp.close()
+    cq.close()
+    for m in mine:
+        m[0:4096] = os.urandom(4096)
+        _ = m[-4096:]
+        m.close()
+    pd.close()
+    ctx.close()
+
+
+def mode_exit(dev):
+    ctx, pd, cq, qp = objects(dev)
+    scribble(uverbs_maps(), random.Random(1))
+    os._exit(0)
+
+
+def main():
+    mode, dev = sys.argv[1], sys.argv[2]
+    {"garbage": mode_garbage, "mmap": mode_mmap, "stale": mode_stale,
+     "exit": mode_exit}[mode](dev)
+    print(f"ok - {mode}")
+
+
+if __name__ == "__main__":
+    main()
