@@ -49,9 +49,6 @@ struct vm_area_struct;
 struct rdma_user_mmap_entry;
 struct uverbs_attr_bundle;
 struct ib_udata;
-struct ib_cq;
-struct ib_qp;
-struct ib_srq;
 
 /* vmalloc_user(): zeroed, page-granular, mappable with remap_vmalloc_range. */
 void *rrxe_vmalloc_user(size_t size);
@@ -66,11 +63,6 @@ int rrxe_udata_respond(struct ib_udata *udata, const void *src, size_t len);
 /* Copies a command in; EINVAL if userspace sent too little. */
 int rrxe_udata_read(struct ib_udata *udata, void *dst, size_t len);
 int rrxe_copy_to_user(u64 uaddr, const void *src, size_t len);
-/* Calls the CQ's completion handler, if any. */
-void rrxe_cq_event(struct ib_cq *cq);
-/* Delivers an asynchronous event to the one object given. */
-void rrxe_async_event(struct ib_device *dev, int event, struct ib_cq *cq,
-		      struct ib_qp *qp, struct ib_srq *srq);
 
 struct ib_umem;
 /* ib_umem_get_va(): pins user memory; ERR_PTR on failure. */

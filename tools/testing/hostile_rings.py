@@ -66,6 +66,12 @@ def objects(dev):
     return ctx, pd, cq, qp
 
 
+def close(*objs):
+    """Destroys pyverbs objects in the order given (children first)."""
+    for obj in objs:
+        obj.close()
+
+
 def scribble(maps, rng):
     for start, end, _ in maps:
         size = end - start
@@ -98,10 +104,7 @@ def mode_garbage(dev):
         scribble(uverbs_maps(), rng)
         qp.modify(attr, mask)
     scribble(uverbs_maps(), rng)
-    qp.close()
-    cq.close()
-    pd.close()
-    ctx.close()
+    close(qp, cq, pd, ctx)
 
 
 def mode_mmap(dev):
@@ -129,10 +132,7 @@ def mode_mmap(dev):
     again = mmap.mmap(fd, end - start, offset=off)
     assert again[:8] == ctypes.string_at(start, 8), "second mapping differs"
     again.close()
-    qp.close()
-    cq.close()
-    pd.close()
-    ctx.close()
+    close(qp, cq, pd, ctx)
 
 
 def mode_stale(dev):
@@ -149,14 +149,12 @@ def mode_stale(dev):
         except OSError as err:
             assert err.errno == errno.EINVAL, err
     assert mine, "could not map any ring a second time"
-    qp.close()
-    cq.close()
+    close(qp, cq)
     for m in mine:
         m[0:4096] = os.urandom(4096)
         _ = m[-4096:]
         m.close()
-    pd.close()
-    ctx.close()
+    close(pd, ctx)
 
 
 def mode_exit(dev):

@@ -65,6 +65,28 @@ veth_pair() {
 	ip link set b0 up
 }
 
+# gone NAME [TRIES]: waits until RDMA device NAME no longer exists, checking
+# every 0.1 s, at most TRIES times (default 50, i.e. 5 s).
+gone() {
+	for _ in $(seq "${2:-50}"); do
+		[ -e "/sys/class/infiniband/$1" ] || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# Two hosts: network namespaces h1 and h2 joined by a veth pair (veth1 in
+# h1 at 198.18.1.1, veth2 in h2 at 198.18.1.2), both up.
+two_hosts() {
+	ip netns add h1
+	ip netns add h2
+	ip link add veth1 netns h1 type veth peer name veth2 netns h2
+	ip -n h1 addr add 198.18.1.1/24 dev veth1
+	ip -n h2 addr add 198.18.1.2/24 dev veth2
+	ip -n h1 link set veth1 up
+	ip -n h2 link set veth2 up
+}
+
 finish() {
 	if [ "$RRXE_FAILS" = 0 ]; then exit 0; fi
 	exit 1

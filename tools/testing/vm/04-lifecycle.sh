@@ -4,14 +4,6 @@
 # many add/delete and load/unload cycles leave nothing behind.
 . "$RRXE_TOP/tools/testing/lib.sh"
 
-gone() {
-	for _ in $(seq 50); do
-		[ -e "/sys/class/infiniband/$1" ] || return 0
-		sleep 0.1
-	done
-	return 1
-}
-
 veth_pair
 load_rrxe
 rdma link add rrxe0 type rrxe netdev a0

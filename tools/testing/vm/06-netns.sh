@@ -6,24 +6,6 @@
 # dismantled). The harness fails the run on any KASAN report.
 . "$RRXE_TOP/tools/testing/lib.sh"
 
-gone() {
-	for _ in $(seq 100); do
-		[ -e "/sys/class/infiniband/$1" ] || return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-two_hosts() {
-	ip netns add h1
-	ip netns add h2
-	ip link add veth1 netns h1 type veth peer name veth2 netns h2
-	ip -n h1 addr add 198.18.1.1/24 dev veth1
-	ip -n h2 addr add 198.18.1.2/24 dev veth2
-	ip -n h1 link set veth1 up
-	ip -n h2 link set veth2 up
-}
-
 load_rrxe
 for round in 1 2 3; do
 	two_hosts
@@ -32,7 +14,7 @@ for round in 1 2 3; do
 	check "round $round: h1 sees its device" sh -c "ip netns exec h1 ibv_devices | grep -q rrxe1"
 	ip netns del h1
 	ip netns del h2
-	check "round $round: both devices gone with the namespaces" sh -c "$(declare -f gone); gone rrxe1 && gone rrxe2"
+	check "round $round: both devices gone with the namespaces" sh -c "$(declare -f gone); gone rrxe1 100 && gone rrxe2 100"
 done
 
 # Only one namespace goes; its netdev's peer stays in the initial namespace.
@@ -43,7 +25,7 @@ ip -n h1 link set veth1 up
 rdma link add rrxe3 type rrxe netdev b1
 ip netns exec h1 rdma link add rrxe1 type rrxe netdev veth1
 ip netns del h1
-check "deleting h1 removes the device in h1" gone rrxe1
-check "and the device on the peer in the initial namespace" gone rrxe3
+check "deleting h1 removes the device in h1" gone rrxe1 100
+check "and the device on the peer in the initial namespace" gone rrxe3 100
 check "rmmod afterwards" unload_rrxe
 finish

@@ -4,18 +4,15 @@
 //! in the rxe ABI (each slot holds a `struct ib_uverbs_wc`).
 
 use crate::{
-    ib::{CqInitAttr, CreateCqResp, ResizeCqResp, Udata, UserWorkCompletion, WorkCompletion},
+    ib::{
+        consts::*, CqInitAttr, CreateCqResp, ResizeCqResp, Udata, UserWorkCompletion,
+        WorkCompletion,
+    },
     params,
     queue::SharedQueue,
 };
 use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::{new_spinlock, prelude::*, sync::SpinLock};
-
-/// `IB_CQ_SOLICITED`, `IB_CQ_NEXT_COMP` and `IB_CQ_REPORT_MISSED_EVENTS`.
-const CQ_SOLICITED: u32 = 1;
-const CQ_NEXT_COMP: u32 = 2;
-const CQ_SOLICITED_MASK: u32 = CQ_SOLICITED | CQ_NEXT_COMP;
-const CQ_REPORT_MISSED_EVENTS: u32 = 4;
 
 /// The size of one CQ slot: rxe's `struct rxe_cqe` is a union of the kernel
 /// and the user work completion.
@@ -84,12 +81,12 @@ impl RrxeCq {
     /// Arms completion notification. Returns 1 if `REPORT_MISSED_EVENTS`
     /// was asked and completions are already waiting.
     pub(crate) fn req_notify(&self, flags: u32) -> Result<i32> {
-        let want = flags & CQ_SOLICITED_MASK;
+        let want = flags & IB_CQ_SOLICITED_MASK;
         // NEXT_COMP wins over SOLICITED when both are asked over time.
-        if self.notify.load(Ordering::Relaxed) != CQ_NEXT_COMP {
+        if self.notify.load(Ordering::Relaxed) != IB_CQ_NEXT_COMP {
             self.notify.store(want, Ordering::Release);
         }
-        if flags & CQ_REPORT_MISSED_EVENTS != 0 && self.queue.lock().count() != 0 {
+        if flags & IB_CQ_REPORT_MISSED_EVENTS != 0 && self.queue.lock().count() != 0 {
             return Ok(1);
         }
         Ok(0)

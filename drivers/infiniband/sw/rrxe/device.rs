@@ -8,16 +8,17 @@ use crate::{
     ib::{
         self, consts::*, Ah, AhAttr, Cq, CqInitAttr, DeviceAttr, DeviceModify, IbDevice, Mr,
         MrKeys, Operations, Pd, PortAttr, PortEvent, PortImmutable, PortModify, Qp, QpAttr,
-        QpInitAttr, Srq, Udata, Umem,
+        QpInitAttr, Srq, Udata,
     },
-    logic::{self, qp_state::QpType},
-    mr::{self, MrSpec, MrTable, RrxeMr},
+    logic::qp_state::QpType,
+    mr::{MrSpec, MrTable, RrxeMr},
     net::NetDevRef,
     params,
     pd::RrxePd,
     proto,
     qp::{QpInner, RrxeQp},
     registry,
+    round_robin::RoundRobin,
     srq::{RrxeSrq, SrqNumbers},
 };
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -129,8 +130,8 @@ pub(crate) struct RrxeDevice {
     /// the QP is built (which sleeps, so it cannot happen under `qps`' lock).
     #[pin]
     qp_create: Mutex<()>,
-    /// Where the search for a free QP number starts.
-    next_qpn: AtomicU32,
+    /// Where the search for a free QP number continues.
+    next_qpn: RoundRobin,
     /// Live MRs.
     #[pin]
     pub(crate) mrs: MrTable,
@@ -156,7 +157,7 @@ impl RrxeDevice {
             ahs <- AhTable::new(),
             srqs: Counter::new(),
             srq_numbers: SrqNumbers::new(),
-            next_qpn: AtomicU32::new(params::MIN_QPN),
+            next_qpn: RoundRobin::new(),
             pds: Counter::new(),
             cqs: Counter::new(),
         })
@@ -188,18 +189,16 @@ impl RrxeDevice {
         Ok(qp)
     }
 
-    /// A QP number in `MIN_QPN..=MASK` not in use, searched round-robin so
-    /// that a number is not reused right after its QP is destroyed.
+    /// A QP number from `MIN_QPN` on that is not in use, searched
+    /// round-robin so that a number is not reused right after its QP is
+    /// destroyed.
     fn free_qpn(&self, qps: &kernel::xarray::Guard<'_, Arc<QpInner>>) -> Result<u32> {
-        let span = params::MAX_QP;
-        for _ in 0..span {
-            let n = self.next_qpn.fetch_add(1, Ordering::Relaxed);
-            let qpn = params::MIN_QPN + n.wrapping_sub(params::MIN_QPN) % span;
-            if qps.get(qpn as usize).is_none() {
-                return Ok(qpn);
-            }
-        }
-        Err(ENOMEM)
+        self.next_qpn
+            .find(params::MIN_QPN, params::MAX_QP, |qpn| {
+                qps.get(qpn as usize).is_none()
+            })
+            .map(|(qpn, _)| qpn)
+            .ok_or(ENOMEM)
     }
 
     fn check_port(port: u32) -> Result {
@@ -468,9 +467,9 @@ impl Operations for RrxeDevice {
         _udata: Option<&Udata>,
     ) -> Result<(RrxeMr, MrKeys)> {
         let dev = pd.device::<Self>();
-        logic::mr::check_reg_access(access).map_err(mr::reg_error)?;
-        let umem = Umem::get(dev, start, length, access)?;
-        let inner = dev.mrs.insert(MrSpec::user(umem, iova, length, access)?)?;
+        let inner = dev
+            .mrs
+            .insert(MrSpec::user(dev, start, length, iova, access)?)?;
         let keys = inner.keys();
         Ok((RrxeMr { inner }, keys))
     }

@@ -5,13 +5,13 @@
 //! the data path will resolve keys with.
 
 use crate::{
-    ib::{MrKeys, Umem},
+    ib::{IbDevice, MrKeys, Operations, Umem},
     logic::{
         keys::{Key, KeyKind},
         mr::{check_reg_access, MrError, MrRange},
     },
+    round_robin::RoundRobin,
 };
-use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::{
     new_mutex,
     prelude::*,
@@ -48,9 +48,17 @@ pub(crate) struct MrSpec {
 }
 
 impl MrSpec {
-    /// The region of a user registration; pins the pages.
-    pub(crate) fn user(umem: Umem, iova: u64, length: u64, access: u32) -> Result<Self> {
+    /// The region of a user registration of `[start, start + length)`,
+    /// addressed as `iova`: checks the access flags, then pins the pages.
+    pub(crate) fn user<T: Operations>(
+        dev: &IbDevice<T>,
+        start: u64,
+        length: u64,
+        iova: u64,
+        access: u32,
+    ) -> Result<Self> {
         check_reg_access(access).map_err(reg_error)?;
+        let umem = Umem::get(dev, start, length, access)?;
         Ok(Self {
             range: MrRange {
                 iova,
@@ -138,9 +146,10 @@ pub(crate) struct MrTable {
     /// while the entry is stored (which may sleep, dropping the array lock).
     #[pin]
     create: Mutex<()>,
-    /// Where the search for a free index starts; also the source of key
-    /// variants, so that an index handed out again gets a different key.
-    next: AtomicU32,
+    /// Where the search for a free index continues; its allocation count
+    /// is also the source of key variants, so that an index handed out
+    /// again gets a different key.
+    next: RoundRobin,
 }
 
 impl MrTable {
@@ -149,7 +158,7 @@ impl MrTable {
         pin_init!(Self {
             mrs <- XArray::new(AllocKind::Alloc),
             create <- new_mutex!(()),
-            next: AtomicU32::new(0),
+            next: RoundRobin::new(),
         })
     }
 
@@ -160,20 +169,14 @@ impl MrTable {
         let span = max - min + 1;
         let key = {
             let mrs = self.mrs.lock();
-            let mut found = None;
-            // Round-robin, so indices are not reused right away.
-            for _ in 0..span {
-                let n = self.next.fetch_add(1, Ordering::Relaxed);
-                let index = min + n % span;
-                if mrs.get(index as usize).is_none() {
-                    // Low byte of the allocation count: consecutive uses of
-                    // one index are `span` allocations apart, which is not a
-                    // multiple of 256, so their variants differ.
-                    found = Key::new(index, n as u8);
-                    break;
-                }
-            }
-            found.ok_or(ENOMEM)?
+            let (index, n) = self
+                .next
+                .find(min, span, |i| mrs.get(i as usize).is_none())
+                .ok_or(ENOMEM)?;
+            // Low byte of the allocation count: consecutive uses of one
+            // index are `span` allocations apart, which is not a multiple of
+            // 256, so their variants differ.
+            Key::new(index, n as u8).ok_or(ENOMEM)?
         };
         let mr = spec.finish(key)?;
         self.mrs

@@ -4,7 +4,10 @@
 //! `modify_qp` (rules in [`logic::qp_state`]), query and destroy.
 
 use crate::{
-    ib::{CreateQpResp, QpAttr, QpCap, QpInitAttr, RecvWqe, SendWqe, Sge, StoredQpAttr, Udata},
+    ib::{
+        consts::*, CreateQpResp, QpAttr, QpCap, QpInitAttr, RecvWqe, SendWqe, Sge, StoredQpAttr,
+        Udata,
+    },
     logic::qp_state::{
         check_mask_supported, check_modify, AttrMask, QpState, QpStateError, QpType,
     },
@@ -15,10 +18,8 @@ use kernel::{new_spinlock, prelude::*, sync::Arc, sync::SpinLock};
 
 /// BTH PSNs and QPNs are 24 bits wide.
 const MASK_24: u32 = 0x00ff_ffff;
-/// `IB_MTU_256` ..= `IB_MTU_4096`.
-const MTU_RANGE: core::ops::RangeInclusive<u32> = 1..=5;
-/// `IB_SIGNAL_ALL_WR`.
-const SIGNAL_ALL_WR: u32 = 0;
+/// The path MTUs there are.
+const MTU_RANGE: core::ops::RangeInclusive<u32> = IB_MTU_256..=IB_MTU_4096;
 
 /// The mutable part of a QP, under its lock.
 struct QpState_ {
@@ -125,7 +126,7 @@ impl QpInner {
                 qpn,
                 ty,
                 cap,
-                sq_sig_all: init.sq_sig_type == SIGNAL_ALL_WR,
+                sq_sig_all: init.sq_sig_type == IB_SIGNAL_ALL_WR,
                 port: init.port_num,
                 sq,
                 rq,
@@ -187,7 +188,11 @@ impl QpInner {
         attr.cap = self.cap;
         init.cap = self.cap;
         init.qp_type = self.ty.raw();
-        init.sq_sig_type = if self.sq_sig_all { SIGNAL_ALL_WR } else { 1 };
+        init.sq_sig_type = if self.sq_sig_all {
+            IB_SIGNAL_ALL_WR
+        } else {
+            IB_SIGNAL_REQ_WR
+        };
         init.port_num = self.port;
     }
 }

@@ -184,32 +184,6 @@ int rrxe_copy_to_user(u64 uaddr, const void *src, size_t len)
 	return copy_to_user(u64_to_user_ptr(uaddr), src, len) ? -EFAULT : 0;
 }
 
-void rrxe_cq_event(struct ib_cq *cq)
-{
-	if (cq->comp_handler)
-		cq->comp_handler(cq, cq->cq_context);
-}
-
-void rrxe_async_event(struct ib_device *dev, int event, struct ib_cq *cq,
-		      struct ib_qp *qp, struct ib_srq *srq)
-{
-	struct ib_event ev = { .device = dev, .event = event };
-
-	if (cq) {
-		ev.element.cq = cq;
-		if (cq->event_handler)
-			cq->event_handler(&ev, cq->cq_context);
-	} else if (qp) {
-		ev.element.qp = qp;
-		if (qp->event_handler)
-			qp->event_handler(&ev, qp->qp_context);
-	} else if (srq) {
-		ev.element.srq = srq;
-		if (srq->event_handler)
-			srq->event_handler(&ev, srq->srq_context);
-	}
-}
-
 struct ib_umem *rrxe_umem_get(struct ib_device *dev, u64 addr, size_t size,
 			      int access)
 {

@@ -30,6 +30,7 @@ mod proto;
 mod qp;
 mod queue;
 mod registry;
+mod round_robin;
 mod srq;
 mod sys;
 

@@ -4,18 +4,13 @@
 //! consume, with a limit that raises an event when it runs low.
 
 use crate::{
-    ib::{CreateSrqResp, ModifySrqCmd, RecvWqe, Sge, SrqAttr, SrqInitAttr, Udata},
+    ib::{consts::*, CreateSrqResp, ModifySrqCmd, RecvWqe, Sge, SrqAttr, SrqInitAttr, Udata},
     params,
     queue::SharedQueue,
 };
 use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::{new_spinlock, prelude::*, sync::SpinLock};
 
-/// `IB_SRQT_BASIC`: the only SRQ type rxe implements.
-const SRQT_BASIC: u32 = 0;
-/// `IB_SRQ_MAX_WR` and `IB_SRQ_LIMIT`.
-const SRQ_MAX_WR: u32 = 1;
-const SRQ_LIMIT: u32 = 2;
 /// SRQ numbers start here, as in rxe.
 const FIRST_SRQN: u32 = 0x0002_0001;
 
@@ -63,7 +58,8 @@ impl RrxeSrq {
         init: &mut SrqInitAttr,
         udata: Option<&Udata>,
     ) -> Result<Self> {
-        if init.srq_type != SRQT_BASIC {
+        // Basic SRQs only, as rxe.
+        if init.srq_type != IB_SRQT_BASIC {
             return Err(EOPNOTSUPP);
         }
         if udata.is_some_and(|u| u.outlen() < size_of::<CreateSrqResp>()) {
@@ -99,26 +95,26 @@ impl RrxeSrq {
 
     /// `modify_srq`: a new size (keeping posted receives) and/or limit.
     pub(crate) fn modify(&self, attr: &mut SrqAttr, mask: u32, udata: Option<&Udata>) -> Result {
-        if mask & !(SRQ_MAX_WR | SRQ_LIMIT) != 0 {
+        if mask & !(IB_SRQ_MAX_WR | IB_SRQ_LIMIT) != 0 {
             return Err(EINVAL);
         }
         let (capacity, limit) = {
             let st = self.state.lock();
             (st.queue.capacity(), st.limit)
         };
-        if mask & SRQ_MAX_WR != 0 {
+        if mask & IB_SRQ_MAX_WR != 0 {
             check_max_wr(attr.max_wr)?;
             if limit != 0 && attr.max_wr < limit {
                 return Err(EINVAL);
             }
         }
-        if mask & SRQ_LIMIT != 0 && attr.srq_limit > capacity {
+        if mask & IB_SRQ_LIMIT != 0 && attr.srq_limit > capacity {
             return Err(EINVAL);
         }
-        if mask & SRQ_MAX_WR != 0 {
+        if mask & IB_SRQ_MAX_WR != 0 {
             self.resize(attr, udata)?;
         }
-        if mask & SRQ_LIMIT != 0 {
+        if mask & IB_SRQ_LIMIT != 0 {
             self.state.lock().limit = attr.srq_limit;
         }
         Ok(())

@@ -85,6 +85,36 @@ impl<C: VerbsObject, D> Object<C, D> {
     }
 }
 
+/// An ops-table entry: the trampoline if the driver implements the
+/// operation, else NULL (the core then answers `EOPNOTSUPP`).
+macro_rules! op {
+    ($implemented:expr, $f:expr) => {
+        if $implemented {
+            Some($f)
+        } else {
+            None
+        }
+    };
+}
+
+/// The common body of the destroy operations: runs the driver's `destroy`
+/// and, if it succeeded, drops the object's data (the core frees the block
+/// next). On failure the object stays as it was.
+///
+/// # Safety
+///
+/// `ptr` is the C struct of a live `Object<C, D>` whose data is initialised
+/// and which the core is destroying.
+unsafe fn destroy<C, D>(ptr: *mut C, f: impl FnOnce(&Object<C, D>) -> Result) -> i32 {
+    from_result(|| {
+        // SAFETY: guaranteed by the caller.
+        f(unsafe { Object::<C, D>::from_raw(ptr) })?;
+        // SAFETY: destroyed and no longer used.
+        unsafe { Object::<C, D>::drop_data(ptr) };
+        Ok(0)
+    })
+}
+
 /// Wraps a udata pointer from the core.
 ///
 /// # Safety
@@ -387,46 +417,14 @@ impl<T: Operations> IbDevice<T> {
             query_port: Some(Self::query_port),
             get_port_immutable: Some(Self::port_immutable),
             get_link_layer: Some(Self::link_layer),
-            get_netdev: if T::HAS_NETDEV {
-                Some(Self::netdev)
-            } else {
-                None
-            },
-            query_pkey: if T::HAS_QUERY_PKEY {
-                Some(Self::query_pkey)
-            } else {
-                None
-            },
-            modify_device: if T::HAS_MODIFY_DEVICE {
-                Some(Self::modify_device)
-            } else {
-                None
-            },
-            modify_port: if T::HAS_MODIFY_PORT {
-                Some(Self::modify_port)
-            } else {
-                None
-            },
-            alloc_ucontext: if T::HAS_ALLOC_UCONTEXT {
-                Some(Self::alloc_ucontext)
-            } else {
-                None
-            },
-            dealloc_ucontext: if T::HAS_DEALLOC_UCONTEXT {
-                Some(Self::dealloc_ucontext)
-            } else {
-                None
-            },
-            disassociate_ucontext: if T::HAS_DISASSOCIATE_UCONTEXT {
-                Some(Self::disassociate_ucontext)
-            } else {
-                None
-            },
-            enable_driver: if T::HAS_ENABLED {
-                Some(Self::enable_driver)
-            } else {
-                None
-            },
+            get_netdev: op!(T::HAS_NETDEV, Self::netdev),
+            query_pkey: op!(T::HAS_QUERY_PKEY, Self::query_pkey),
+            modify_device: op!(T::HAS_MODIFY_DEVICE, Self::modify_device),
+            modify_port: op!(T::HAS_MODIFY_PORT, Self::modify_port),
+            alloc_ucontext: op!(T::HAS_ALLOC_UCONTEXT, Self::alloc_ucontext),
+            dealloc_ucontext: op!(T::HAS_DEALLOC_UCONTEXT, Self::dealloc_ucontext),
+            disassociate_ucontext: op!(T::HAS_DISASSOCIATE_UCONTEXT, Self::disassociate_ucontext),
+            enable_driver: op!(T::HAS_ENABLED, Self::enable_driver),
             dealloc_driver: Some(Self::dealloc_driver),
             mmap: Some(queue_buf::mmap),
             mmap_free: Some(queue_buf::mmap_free),
@@ -435,126 +433,30 @@ impl<T: Operations> IbDevice<T> {
             size_ib_qp: size_of::<Qp<T>>(),
             size_ib_ah: size_of::<Ah<T>>(),
             size_ib_srq: size_of::<Srq<T>>(),
-            create_srq: if T::HAS_CREATE_SRQ {
-                Some(Self::create_srq)
-            } else {
-                None
-            },
-            modify_srq: if T::HAS_MODIFY_SRQ {
-                Some(Self::modify_srq)
-            } else {
-                None
-            },
-            query_srq: if T::HAS_QUERY_SRQ {
-                Some(Self::query_srq)
-            } else {
-                None
-            },
-            destroy_srq: if T::HAS_DESTROY_SRQ {
-                Some(Self::destroy_srq)
-            } else {
-                None
-            },
-            create_ah: if T::HAS_CREATE_AH {
-                Some(Self::create_ah)
-            } else {
-                None
-            },
-            create_user_ah: if T::HAS_CREATE_AH {
-                Some(Self::create_ah)
-            } else {
-                None
-            },
-            destroy_ah: if T::HAS_DESTROY_AH {
-                Some(Self::destroy_ah)
-            } else {
-                None
-            },
-            query_ah: if T::HAS_QUERY_AH {
-                Some(Self::query_ah)
-            } else {
-                None
-            },
-            alloc_pd: if T::HAS_ALLOC_PD {
-                Some(Self::alloc_pd)
-            } else {
-                None
-            },
-            dealloc_pd: if T::HAS_DEALLOC_PD {
-                Some(Self::dealloc_pd)
-            } else {
-                None
-            },
-            create_cq: if T::HAS_CREATE_CQ {
-                Some(Self::create_cq)
-            } else {
-                None
-            },
-            destroy_cq: if T::HAS_DESTROY_CQ {
-                Some(Self::destroy_cq)
-            } else {
-                None
-            },
-            resize_user_cq: if T::HAS_RESIZE_CQ {
-                Some(Self::resize_cq)
-            } else {
-                None
-            },
-            req_notify_cq: if T::HAS_REQ_NOTIFY_CQ {
-                Some(Self::req_notify_cq)
-            } else {
-                None
-            },
-            poll_cq: if T::HAS_POLL_CQ {
-                Some(Self::poll_cq)
-            } else {
-                None
-            },
-            create_qp: if T::HAS_CREATE_QP {
-                Some(Self::create_qp)
-            } else {
-                None
-            },
-            modify_qp: if T::HAS_MODIFY_QP {
-                Some(Self::modify_qp)
-            } else {
-                None
-            },
-            query_qp: if T::HAS_QUERY_QP {
-                Some(Self::query_qp)
-            } else {
-                None
-            },
-            destroy_qp: if T::HAS_DESTROY_QP {
-                Some(Self::destroy_qp)
-            } else {
-                None
-            },
-            post_send: if T::HAS_POST_SEND {
-                Some(Self::post_send)
-            } else {
-                None
-            },
-            get_dma_mr: if T::HAS_GET_DMA_MR {
-                Some(Self::get_dma_mr)
-            } else {
-                None
-            },
-            reg_user_mr: if T::HAS_REG_USER_MR {
-                Some(Self::reg_user_mr)
-            } else {
-                None
-            },
-            dereg_mr: if T::HAS_DEREG_MR {
-                Some(Self::dereg_mr)
-            } else {
-                None
-            },
-            post_recv: if T::HAS_POST_RECV {
-                Some(Self::post_recv)
-            } else {
-                None
-            },
+            create_srq: op!(T::HAS_CREATE_SRQ, Self::create_srq),
+            modify_srq: op!(T::HAS_MODIFY_SRQ, Self::modify_srq),
+            query_srq: op!(T::HAS_QUERY_SRQ, Self::query_srq),
+            destroy_srq: op!(T::HAS_DESTROY_SRQ, Self::destroy_srq),
+            create_ah: op!(T::HAS_CREATE_AH, Self::create_ah),
+            create_user_ah: op!(T::HAS_CREATE_AH, Self::create_ah),
+            destroy_ah: op!(T::HAS_DESTROY_AH, Self::destroy_ah),
+            query_ah: op!(T::HAS_QUERY_AH, Self::query_ah),
+            alloc_pd: op!(T::HAS_ALLOC_PD, Self::alloc_pd),
+            dealloc_pd: op!(T::HAS_DEALLOC_PD, Self::dealloc_pd),
+            create_cq: op!(T::HAS_CREATE_CQ, Self::create_cq),
+            destroy_cq: op!(T::HAS_DESTROY_CQ, Self::destroy_cq),
+            resize_user_cq: op!(T::HAS_RESIZE_CQ, Self::resize_cq),
+            req_notify_cq: op!(T::HAS_REQ_NOTIFY_CQ, Self::req_notify_cq),
+            poll_cq: op!(T::HAS_POLL_CQ, Self::poll_cq),
+            create_qp: op!(T::HAS_CREATE_QP, Self::create_qp),
+            modify_qp: op!(T::HAS_MODIFY_QP, Self::modify_qp),
+            query_qp: op!(T::HAS_QUERY_QP, Self::query_qp),
+            destroy_qp: op!(T::HAS_DESTROY_QP, Self::destroy_qp),
+            post_send: op!(T::HAS_POST_SEND, Self::post_send),
+            get_dma_mr: op!(T::HAS_GET_DMA_MR, Self::get_dma_mr),
+            reg_user_mr: op!(T::HAS_REG_USER_MR, Self::reg_user_mr),
+            dereg_mr: op!(T::HAS_DEREG_MR, Self::dereg_mr),
+            post_recv: op!(T::HAS_POST_RECV, Self::post_recv),
             ..Default::default()
         }
     }
@@ -739,13 +641,8 @@ impl<T: Operations> IbDevice<T> {
     ///
     /// Called only by the RDMA core as `dealloc_pd`.
     unsafe extern "C" fn dealloc_pd(pd: *mut sys::ib_pd, _ud: *mut sys::ib_udata) -> i32 {
-        from_result(|| {
-            // SAFETY: see above.
-            T::dealloc_pd(unsafe { Pd::<T>::from_raw(pd) })?;
-            // SAFETY: destroyed; the core frees the block next.
-            unsafe { Pd::<T>::drop_data(pd) };
-            Ok(0)
-        })
+        // SAFETY: see above.
+        unsafe { destroy(pd, T::dealloc_pd) }
     }
 
     /// # Safety
@@ -779,13 +676,8 @@ impl<T: Operations> IbDevice<T> {
     ///
     /// Called only by the RDMA core as `destroy_cq`.
     unsafe extern "C" fn destroy_cq(cq: *mut sys::ib_cq, _ud: *mut sys::ib_udata) -> i32 {
-        from_result(|| {
-            // SAFETY: see above.
-            T::destroy_cq(unsafe { Cq::<T>::from_raw(cq) })?;
-            // SAFETY: destroyed; the core frees the block next.
-            unsafe { Cq::<T>::drop_data(cq) };
-            Ok(0)
-        })
+        // SAFETY: see above.
+        unsafe { destroy(cq, T::destroy_cq) }
     }
 
     /// # Safety
@@ -882,13 +774,8 @@ impl<T: Operations> IbDevice<T> {
     ///
     /// Called only by the RDMA core as `destroy_qp`.
     unsafe extern "C" fn destroy_qp(qp: *mut sys::ib_qp, _ud: *mut sys::ib_udata) -> i32 {
-        from_result(|| {
-            // SAFETY: see above.
-            T::destroy_qp(unsafe { Qp::<T>::from_raw(qp) })?;
-            // SAFETY: destroyed; the core frees the block next.
-            unsafe { Qp::<T>::drop_data(qp) };
-            Ok(0)
-        })
+        // SAFETY: see above.
+        unsafe { destroy(qp, T::destroy_qp) }
     }
 
     /// # Safety
@@ -982,13 +869,8 @@ impl<T: Operations> IbDevice<T> {
     ///
     /// Called only by the RDMA core as `destroy_srq`.
     unsafe extern "C" fn destroy_srq(srq: *mut sys::ib_srq, _ud: *mut sys::ib_udata) -> i32 {
-        from_result(|| {
-            // SAFETY: see above.
-            T::destroy_srq(unsafe { Srq::<T>::from_raw(srq) })?;
-            // SAFETY: destroyed; the core frees the block next.
-            unsafe { Srq::<T>::drop_data(srq) };
-            Ok(0)
-        })
+        // SAFETY: see above.
+        unsafe { destroy(srq, T::destroy_srq) }
     }
 
     /// # Safety
@@ -1022,13 +904,8 @@ impl<T: Operations> IbDevice<T> {
     ///
     /// Called only by the RDMA core as `destroy_ah`.
     unsafe extern "C" fn destroy_ah(ah: *mut sys::ib_ah, _flags: u32) -> i32 {
-        from_result(|| {
-            // SAFETY: see above.
-            T::destroy_ah(unsafe { Ah::<T>::from_raw(ah) })?;
-            // SAFETY: destroyed; the core frees the block next.
-            unsafe { Ah::<T>::drop_data(ah) };
-            Ok(0)
-        })
+        // SAFETY: see above.
+        unsafe { destroy(ah, T::destroy_ah) }
     }
 
     /// # Safety

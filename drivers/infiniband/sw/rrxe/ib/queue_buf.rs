@@ -22,7 +22,7 @@ use core::{
     ptr::NonNull,
     sync::atomic::{AtomicU32, Ordering},
 };
-use kernel::{error::to_result, prelude::*, types::Opaque};
+use kernel::{error::to_result, page::PAGE_SIZE, prelude::*, types::Opaque};
 
 use super::Udata;
 
@@ -204,7 +204,7 @@ pub(crate) unsafe extern "C" fn mmap(
     // alive while we hold the reference taken above.
     let (buf, len) = unsafe { ((*entry).buf, (*entry).len) };
     // SAFETY: `vma` is valid.
-    let ret = if unsafe { sys::rrxe_vma_len(vma) } as usize > len.next_multiple_of(4096) {
+    let ret = if unsafe { sys::rrxe_vma_len(vma) } as usize > len.next_multiple_of(PAGE_SIZE) {
         EINVAL.to_errno()
     } else {
         // SAFETY: `buf` is a live `vmalloc_user` buffer (we hold the entry)
