@@ -13,7 +13,10 @@ mappings of /dev/infiniband/uverbsN), and then:
             second time (must work);
   stale     destroys the CQ and QP and keeps reading and writing the
             mappings the provider still holds;
-  exit      leaves everything allocated and mapped and exits.
+  exit      leaves everything allocated and mapped and exits;
+  pending   (not hostile) posts sends that nothing processes yet (rrxe has
+            no data path), then checks SQD's SQ_DRAINED event and that ERR
+            flushes every send and receive with WR_FLUSH_ERR, in order.
 
 Never uses the provider's own ring functions (post, poll) after the rings
 are scribbled on: a provider trusting its ring may crash in user space,
@@ -163,10 +166,43 @@ def mode_exit(dev):
     os._exit(0)
 
 
+def mode_pending(dev):
+    import select
+    import verbs_objects as v
+    from pyverbs.mr import MR
+    from pyverbs.wr import RecvWR, SendWR, SGE
+    ctx, pd, cq, qp = objects(dev)
+    mr = MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE)
+    sge = [SGE(mr.buf, 64, mr.lkey)]
+    v.rc_to_rts(ctx, qp)
+    for i in range(5):
+        qp.post_recv(RecvWR(wr_id=200 + i, num_sge=1, sg=sge))
+    for i in range(7):
+        qp.post_send(SendWR(wr_id=100 + i, num_sge=1, sg=sge))
+    attr = QPAttr(qp_state=e.IBV_QPS_SQD)
+    attr.en_sqd_async_notify = 1
+    qp.modify(attr, e.IBV_QP_STATE | e.IBV_QP_EN_SQD_ASYNC_NOTIFY)
+    r, _, _ = select.select([ctx.cmd_fd], [], [], 5)
+    assert r, "no SQ_DRAINED event"
+    event = ctx.get_async_event()
+    event.ack()
+    assert event.event_type == e.IBV_EVENT_SQ_DRAINED, event.event_type
+    qp.modify(QPAttr(qp_state=e.IBV_QPS_ERR), e.IBV_QP_STATE)
+    wcs = v.poll_all(cq, 12)
+    got = sorted((wc.wr_id, wc.status) for wc in wcs)
+    want = [(i, e.IBV_WC_WR_FLUSH_ERR) for i in [*range(100, 107), *range(200, 205)]]
+    assert got == want, got
+    # A send posted in ERR is flushed at once.
+    qp.post_send(SendWR(wr_id=300, num_sge=1, sg=sge))
+    wcs = v.poll_all(cq, 1)
+    assert [(w.wr_id, w.status) for w in wcs] == [(300, e.IBV_WC_WR_FLUSH_ERR)], wcs
+    close(qp, mr, cq, pd, ctx)
+
+
 def main():
     mode, dev = sys.argv[1], sys.argv[2]
     {"garbage": mode_garbage, "mmap": mode_mmap, "stale": mode_stale,
-     "exit": mode_exit}[mode](dev)
+     "exit": mode_exit, "pending": mode_pending}[mode](dev)
     print(f"ok - {mode}")
 
 

@@ -91,3 +91,25 @@ finish() {
 	if [ "$RRXE_FAILS" = 0 ]; then exit 0; fi
 	exit 1
 }
+
+# port_active DEV: waits up to 10 s for port 1 of DEV to be ACTIVE.
+port_active() {
+	for _ in $(seq 100); do
+		grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# setup CMD...: runs a setup step, its output as comments.
+setup() { "$@" 2>&1 | sed 's/^/# setup: /'; return "${PIPESTATUS[0]}"; }
+
+# rxe_and_rrxe REF DUT: a veth pair with an rdma_rxe device REF on a0 and
+# an rrxe device DUT on b0. Problems are reported as comments.
+rxe_and_rrxe() {
+	veth_pair
+	setup modprobe rdma_rxe || echo "# setup: modprobe rdma_rxe failed"
+	setup load_rrxe || echo "# setup: insmod rrxe failed"
+	setup rdma link add "$1" type rxe netdev a0 || echo "# setup: no $1"
+	setup rdma link add "$2" type rrxe netdev b0 || echo "# setup: no $2"
+}

@@ -35,11 +35,12 @@ import time
 from pyverbs.addr import AH, AHAttr, GlobalRoute
 from pyverbs.cq import CQ, CompChannel
 from pyverbs.device import Context, get_device_list
-from pyverbs.mr import MR
+from pyverbs.mr import MR, MW
 from pyverbs.pd import PD
 from pyverbs.pyverbs_error import PyverbsError, PyverbsRDMAError
 from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
 from pyverbs.srq import SRQ, SrqAttr, SrqInitAttr
+from pyverbs.wr import RecvWR, SendWR, SGE
 import pyverbs.enums as e
 import pyverbs.mem_alloc as mem
 
@@ -500,6 +501,98 @@ def case_ah(dev, vals):
                 ah.close()
 
 
+def post_recvs(qp, mr, wr_ids):
+    """Posts one single-SGE receive per id (straight into the user ring)."""
+    for wr_id in wr_ids:
+        qp.post_recv(RecvWR(wr_id=wr_id, num_sge=1,
+                            sg=[SGE(mr.buf, 64, mr.lkey)]))
+
+
+def poll_all(cq, want, tries=200):
+    """Polls until `want` completions arrived (or gives up); returns them."""
+    wcs = []
+    for _ in range(tries):
+        n, got = cq.poll(want - len(wcs))
+        wcs.extend(got[:n])
+        if len(wcs) >= want:
+            break
+        time.sleep(0.01)
+    return wcs
+
+
+def case_flush_recv(dev, vals):
+    """Receives posted in INIT and RTR are completed with WR_FLUSH_ERR, in
+    order and with their wr_ids, when the QP enters ERR; none after RESET."""
+    with Context(name=dev) as ctx, PD(ctx) as pd, \
+            MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE) as mr, \
+            CQ(ctx, 64, None, None, 0) as cq, \
+            make_qp(ctx, pd, cq, e.IBV_QPT_RC) as qp:
+        modify(qp, init_attr(), RC_INIT, 'RESET->INIT')
+        post_recvs(qp, mr, range(100, 105))
+        modify(qp, rtr_attr(ctx, qp.qp_num), RC_RTR, 'INIT->RTR')
+        post_recvs(qp, mr, range(105, 108))
+        n, _ = cq.poll(1)
+        need(n == 0, f'{n} completions before ERR')
+        modify(qp, QPAttr(qp_state=e.IBV_QPS_ERR), 0, 'RTR->ERR')
+        wcs = poll_all(cq, 8)
+        got = [(wc.wr_id, wc.status, wc.qp_num) for wc in wcs]
+        want = [(i, e.IBV_WC_WR_FLUSH_ERR, qp.qp_num) for i in range(100, 108)]
+        need(got == want, f'completions {got}')
+        modify(qp, QPAttr(qp_state=e.IBV_QPS_RESET), 0, 'ERR->RESET')
+        modify(qp, init_attr(), RC_INIT, 'RESET->INIT again')
+        modify(qp, QPAttr(qp_state=e.IBV_QPS_ERR), 0, 'INIT->ERR')
+        n, _ = cq.poll(4)
+        need(n == 0, f'{n} completions from an empty queue')
+        vals['flushed'] = len(wcs)
+
+
+def case_post_state(dev, vals):
+    """post_send before RTS is refused (EINVAL), as on every IB device."""
+    with Context(name=dev) as ctx, PD(ctx) as pd, \
+            MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE) as mr, \
+            CQ(ctx, 64, None, None, 0) as cq, \
+            make_qp(ctx, pd, cq, e.IBV_QPT_RC) as qp:
+        wr = SendWR(wr_id=1, num_sge=1, sg=[SGE(mr.buf, 64, mr.lkey)])
+        expect_error('post_send in RESET', (errno.EINVAL,),
+                     lambda: qp.post_send(wr))
+        modify(qp, init_attr(), RC_INIT, 'RESET->INIT')
+        expect_error('post_send in INIT', (errno.EINVAL,),
+                     lambda: qp.post_send(wr))
+
+
+def case_cq_overflow(dev, vals):
+    """Flushing more receives than the CQ holds reports IBV_EVENT_CQ_ERR
+    and loses the rest, as rxe does."""
+    with Context(name=dev) as ctx, PD(ctx) as pd, \
+            MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE) as mr, \
+            CQ(ctx, 1, None, None, 0) as cq, \
+            make_qp(ctx, pd, cq, e.IBV_QPT_RC) as qp:
+        modify(qp, init_attr(), RC_INIT, 'RESET->INIT')
+        post_recvs(qp, mr, range(16))
+        modify(qp, QPAttr(qp_state=e.IBV_QPS_ERR), 0, 'INIT->ERR')
+        r, _, _ = select.select([ctx.cmd_fd], [], [], 5)
+        need(r, 'no async event within 5 s')
+        event = ctx.get_async_event()
+        event.ack()
+        need(event.event_type == e.IBV_EVENT_CQ_ERR,
+             f'event {event.event_type}')
+        wcs = poll_all(cq, 16, tries=20)
+        need(0 < len(wcs) < 16, f'{len(wcs)} completions kept')
+        vals['kept'] = len(wcs)
+
+
+def case_mw(dev, vals):
+    """Memory windows of type 1 and 2 with distinct R_Keys; type 3 refused."""
+    with Context(name=dev) as ctx, PD(ctx) as pd:
+        with MW(pd, e.IBV_MW_TYPE_1) as one, MW(pd, e.IBV_MW_TYPE_2) as two:
+            need(one.rkey != two.rkey, f'rkeys {one.rkey:#x} {two.rkey:#x}')
+            with MR(pd, 4096, REMOTE_RW) as mr:
+                need(mr.rkey not in (one.rkey, two.rkey),
+                     'an MR got an MW key')
+        expect_error('MW type 3', (errno.EINVAL, errno.EOPNOTSUPP),
+                     lambda: MW(pd, 3))
+
+
 def leak_everything(dev):
     """Create one of each object, then exit without releasing any."""
     ctx = Context(name=dev)
@@ -722,6 +815,10 @@ CASES = [
     ('mr', case_mr),
     ('srq', case_srq),
     ('ah', case_ah),
+    ('flush_recv', case_flush_recv),
+    ('post_state', case_post_state),
+    ('cq_overflow', case_cq_overflow),
+    ('mw', case_mw),
     ('process_exit', case_process_exit),
     ('destroy_order', case_destroy_order),
 ]

@@ -33,23 +33,23 @@ check_dmesg "kernel log says why (name taken)" 'rrxe: cannot add rrxe0 on b0: th
 check "still exactly one device" test "$(devices)" = 1
 check "b0 is still free for a link" rdma link add rrxe1 type rrxe netdev b0
 
-# Verbs the driver does not implement yet fail cleanly.
-check "unimplemented verbs fail cleanly (alloc_mw)" python3 - <<'PY'
+# What the driver refuses fails cleanly, with EOPNOTSUPP (as rdma_rxe).
+check "unsupported requests fail cleanly (on-demand paging MR)" python3 - <<'PY'
 import errno
 from pyverbs.device import Context
 from pyverbs.pd import PD
-from pyverbs.mr import MW
+from pyverbs.mr import MR
 from pyverbs.pyverbs_error import PyverbsRDMAError
 import pyverbs.enums as e
 ctx = Context(name="rrxe0")
 pd = PD(ctx)
 try:
-    MW(pd, e.IBV_MW_TYPE_1)
+    MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_ON_DEMAND)
 except PyverbsRDMAError as err:
-    print("alloc_mw:", err)
-    assert err.error_code in (errno.EOPNOTSUPP, errno.ENOSYS), err.error_code
+    print("reg_mr(ON_DEMAND):", err)
+    assert err.error_code == errno.EOPNOTSUPP, err.error_code
 else:
-    raise SystemExit("alloc_mw unexpectedly succeeded")
+    raise SystemExit("an on-demand MR was registered")
 pd.close()
 ctx.close()
 PY

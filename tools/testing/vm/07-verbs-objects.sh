@@ -14,21 +14,8 @@ ref=rxe0
 dut=rrxe0
 tmp=$(mktemp -d)
 
-port_active() {
-	for _ in $(seq 100); do
-		grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	return 1
-}
-
-# Setup problems are notes, not assertions: they show up as failed cases.
-setup() { "$@" 2>&1 | sed 's/^/# setup: /'; return "${PIPESTATUS[0]}"; }
-veth_pair
-setup modprobe rdma_rxe || echo "# setup: modprobe rdma_rxe failed"
-setup load_rrxe || echo "# setup: insmod rrxe failed"
-setup rdma link add $ref type rxe netdev a0 || echo "# setup: no $ref"
-setup rdma link add $dut type rrxe netdev b0 || echo "# setup: no $dut"
+# Setup problems are notes, not assertions: they show up in the results.
+rxe_and_rrxe $ref $dut
 for dev in $ref $dut; do
 	port_active $dev || echo "# setup: $dev port 1 is not ACTIVE"
 done

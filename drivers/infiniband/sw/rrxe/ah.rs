@@ -111,6 +111,11 @@ impl AhTable {
 
 impl AhInner {
     /// The attributes as created.
+    /// The number UD work requests name the handle by.
+    pub(crate) fn num(&self) -> u32 {
+        self.num.load(core::sync::atomic::Ordering::Acquire)
+    }
+
     pub(crate) fn attr(&self) -> &StoredAhAttr {
         &self.attr
     }

@@ -1,32 +1,169 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Completion queues: a ring of completions the process maps and polls, as
-//! in the rxe ABI (each slot holds a `struct ib_uverbs_wc`).
+//! Completion queues. A user CQ is a ring the process maps and polls, as in
+//! the rxe ABI (each slot holds a `struct ib_uverbs_wc`); a kernel CQ is a
+//! private ring of `struct ib_wc` that `poll_cq` drains.
 
 use crate::{
     ib::{
-        consts::*, CqInitAttr, CreateCqResp, ResizeCqResp, Udata, UserWorkCompletion,
-        WorkCompletion,
+        consts::*, CqHandle, CqInitAttr, CreateCqResp, Event, QpHandle, QueuedWc, ResizeCqResp,
+        Udata, UserWorkCompletion, WorkCompletion,
     },
+    logic::queue::{QueueType, Ring},
     params,
     queue::SharedQueue,
 };
-use core::sync::atomic::{AtomicU32, Ordering};
-use kernel::{new_spinlock, prelude::*, sync::SpinLock};
+use core::mem::MaybeUninit;
+use kernel::{
+    new_spinlock_irq,
+    prelude::*,
+    sync::{Arc, SpinLockIrq},
+};
 
-/// The size of one CQ slot: rxe's `struct rxe_cqe` is a union of the kernel
-/// and the user work completion.
+/// The size of one user CQ slot: rxe's `struct rxe_cqe` is a union of the
+/// kernel and the user work completion.
 fn cqe_size() -> usize {
     size_of::<WorkCompletion>().max(size_of::<UserWorkCompletion>())
 }
 
-/// The driver data of a CQ.
-pub(crate) struct RrxeCq {
-    queue: Pin<KBox<SpinLock<SharedQueue>>>,
+/// A completion as the driver produces it, before it takes the form its
+/// consumer reads.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Completion {
+    pub(crate) wr_id: u64,
+    /// `IB_WC_*` status.
+    pub(crate) status: u32,
+    /// `IB_WC_*` opcode.
+    pub(crate) opcode: u32,
+    pub(crate) byte_len: u32,
+    pub(crate) qp_num: u32,
+    pub(crate) src_qp: u32,
+    pub(crate) wc_flags: u32,
+    /// Immediate data or invalidated key, per `wc_flags`.
+    pub(crate) ex: u32,
+    pub(crate) pkey_index: u16,
+    pub(crate) port_num: u8,
+}
+
+impl Completion {
+    fn to_user(self) -> UserWorkCompletion {
+        let mut wc = UserWorkCompletion {
+            wr_id: self.wr_id,
+            status: self.status,
+            opcode: self.opcode,
+            qp_num: self.qp_num,
+            src_qp: self.src_qp,
+            wc_flags: self.wc_flags,
+            byte_len: self.byte_len,
+            pkey_index: self.pkey_index,
+            port_num: self.port_num,
+            ..Default::default()
+        };
+        wc.ex.imm_data = self.ex;
+        wc
+    }
+
+    fn to_kernel(self, qp: QpHandle) -> QueuedWc {
+        let mut wc = WorkCompletion {
+            status: self.status,
+            opcode: self.opcode,
+            byte_len: self.byte_len,
+            qp: qp.as_raw(),
+            src_qp: self.src_qp,
+            wc_flags: self.wc_flags as i32,
+            pkey_index: self.pkey_index,
+            port_num: u32::from(self.port_num),
+            ..Default::default()
+        };
+        wc.__bindgen_anon_1.wr_id = self.wr_id;
+        wc.ex.imm_data = self.ex;
+        QueuedWc(wc)
+    }
+}
+
+/// A kernel consumer's completions, oldest first.
+struct KernelRing {
+    wcs: KVec<QueuedWc>,
+    head: usize,
+    len: usize,
+}
+
+impl KernelRing {
+    /// Room for at least `entries`, rounded up as rxe rounds its rings (so
+    /// both report the same capacity).
+    fn new(entries: u32) -> Result<Self> {
+        let ring = Ring::new(entries, cqe_size() as u32).map_err(|_| EINVAL)?;
+        Ok(Self {
+            wcs: KVec::from_elem(QueuedWc::default(), ring.capacity() as usize, GFP_KERNEL)?,
+            head: 0,
+            len: 0,
+        })
+    }
+
+    fn capacity(&self) -> u32 {
+        self.wcs.len() as u32
+    }
+
+    fn push(&mut self, wc: QueuedWc) -> Result {
+        let cap = self.wcs.len();
+        if self.len == cap {
+            return Err(EBUSY);
+        }
+        let slot = self
+            .wcs
+            .get_mut((self.head + self.len) % cap)
+            .ok_or(EINVAL)?;
+        *slot = wc;
+        self.len += 1;
+        Ok(())
+    }
+
+    fn pop(&mut self) -> Option<QueuedWc> {
+        if self.len == 0 {
+            return None;
+        }
+        let wc = *self.wcs.get(self.head)?;
+        self.head = (self.head + 1) % self.wcs.len();
+        self.len -= 1;
+        Some(wc)
+    }
+}
+
+enum Slots {
+    User(SharedQueue),
+    Kernel(KernelRing),
+}
+
+struct CqState {
+    slots: Slots,
     /// The armed notification (`IB_CQ_SOLICITED` or `IB_CQ_NEXT_COMP`), 0
     /// when not armed.
-    notify: AtomicU32,
+    notify: u32,
+}
+
+impl CqState {
+    fn count(&self) -> u32 {
+        match &self.slots {
+            Slots::User(q) => q.count(),
+            Slots::Kernel(r) => r.len as u32,
+        }
+    }
+}
+
+/// A CQ's state, shared with the QPs that complete into it.
+#[pin_data]
+pub(crate) struct CqInner {
+    /// Interrupts off: completions are posted from softirq and the
+    /// consumer's handlers may run in hard interrupt context.
+    #[pin]
+    state: SpinLockIrq<CqState>,
+    handle: CqHandle,
     is_user: bool,
+}
+
+/// The driver data of a CQ.
+pub(crate) struct RrxeCq {
+    pub(crate) inner: Arc<CqInner>,
 }
 
 fn check_entries(entries: u32) -> Result {
@@ -38,62 +175,146 @@ fn check_entries(entries: u32) -> Result {
 
 impl RrxeCq {
     /// Creates a CQ for `attr.cqe` completions; returns it and its capacity.
-    pub(crate) fn new(attr: &CqInitAttr, udata: Option<&Udata>) -> Result<(Self, u32)> {
+    pub(crate) fn new(
+        handle: CqHandle,
+        attr: &CqInitAttr,
+        udata: Option<&Udata>,
+    ) -> Result<(Self, u32)> {
         if attr.flags != 0 {
             return Err(EOPNOTSUPP);
         }
         check_entries(attr.cqe)?;
         // The core checks comp_vector against num_comp_vectors.
-        let queue = SharedQueue::new(attr.cqe, cqe_size(), udata)?;
-        if let Some(udata) = udata {
-            udata.respond(&CreateCqResp { mi: queue.mminfo() })?;
-        }
-        let cap = queue.capacity();
-        let cq = Self {
-            queue: KBox::pin_init(new_spinlock!(queue), GFP_KERNEL)?,
-            notify: AtomicU32::new(0),
-            is_user: udata.is_some(),
+        let slots = match udata {
+            Some(udata) => {
+                let queue =
+                    SharedQueue::new(attr.cqe, cqe_size(), QueueType::ToClient, Some(udata))?;
+                udata.respond(&CreateCqResp { mi: queue.mminfo() })?;
+                Slots::User(queue)
+            }
+            None => Slots::Kernel(KernelRing::new(attr.cqe)?),
         };
-        Ok((cq, cap))
+        let cap = match &slots {
+            Slots::User(q) => q.capacity(),
+            Slots::Kernel(r) => r.capacity(),
+        };
+        let inner = Arc::pin_init(
+            try_pin_init!(CqInner {
+                state <- new_spinlock_irq!(CqState { slots, notify: 0 }),
+                handle,
+                is_user: udata.is_some(),
+            }),
+            GFP_KERNEL,
+        )?;
+        Ok((Self { inner }, cap))
     }
 
     /// Replaces the ring by one for `entries` completions, keeping the ones
     /// not yet polled; returns the new capacity.
     pub(crate) fn resize(&self, entries: u32, udata: Option<&Udata>) -> Result<u32> {
         check_entries(entries)?;
-        let udata = udata.ok_or(EINVAL)?;
-        if entries < self.queue.lock().count() {
+        let cq = &self.inner;
+        if entries < cq.state.lock().count() {
             return Err(EINVAL);
         }
-        let new = SharedQueue::new(entries, cqe_size(), Some(udata))?;
-        udata.respond(&ResizeCqResp { mi: new.mminfo() })?;
-        let cap = new.capacity();
-        let mut scratch = new.scratch()?;
-        let mut guard = self.queue.lock();
-        new.copy_pending_from(&guard, &mut scratch)?;
-        let old = core::mem::replace(&mut *guard, new);
-        drop(guard);
-        // Freed (or handed to its mmap entry) outside the lock.
-        drop(old);
-        Ok(cap)
+        match udata {
+            Some(udata) if cq.is_user => cq.resize_user(entries, udata),
+            None if !cq.is_user => cq.resize_kernel(entries),
+            _ => Err(EINVAL),
+        }
     }
 
     /// Arms completion notification. Returns 1 if `REPORT_MISSED_EVENTS`
     /// was asked and completions are already waiting.
     pub(crate) fn req_notify(&self, flags: u32) -> Result<i32> {
         let want = flags & IB_CQ_SOLICITED_MASK;
+        let mut st = self.inner.state.lock();
         // NEXT_COMP wins over SOLICITED when both are asked over time.
-        if self.notify.load(Ordering::Relaxed) != IB_CQ_NEXT_COMP {
-            self.notify.store(want, Ordering::Release);
+        if st.notify != IB_CQ_NEXT_COMP {
+            st.notify = want;
         }
-        if flags & IB_CQ_REPORT_MISSED_EVENTS != 0 && self.queue.lock().count() != 0 {
+        if flags & IB_CQ_REPORT_MISSED_EVENTS != 0 && st.count() != 0 {
             return Ok(1);
         }
         Ok(0)
     }
 
-    /// Whether this is a user CQ.
-    pub(crate) fn is_user(&self) -> bool {
-        self.is_user
+    /// Moves up to `wc.len()` completions of a kernel CQ into `wc`.
+    pub(crate) fn poll(&self, wc: &mut [MaybeUninit<WorkCompletion>]) -> Result<usize> {
+        let mut st = self.inner.state.lock();
+        let Slots::Kernel(ring) = &mut st.slots else {
+            return Err(EINVAL);
+        };
+        let mut n = 0;
+        for slot in wc.iter_mut() {
+            let Some(c) = ring.pop() else { break };
+            slot.write(c.0);
+            n += 1;
+        }
+        Ok(n)
+    }
+}
+
+impl CqInner {
+    fn resize_user(&self, entries: u32, udata: &Udata) -> Result<u32> {
+        let mut new = SharedQueue::new(entries, cqe_size(), QueueType::ToClient, Some(udata))?;
+        udata.respond(&ResizeCqResp { mi: new.mminfo() })?;
+        let cap = new.capacity();
+        let mut scratch = new.scratch()?;
+        let mut st = self.state.lock();
+        let Slots::User(old) = &st.slots else {
+            return Err(EINVAL);
+        };
+        new.copy_pending_from(old, &mut scratch)?;
+        let old = core::mem::replace(&mut st.slots, Slots::User(new));
+        drop(st);
+        // Freed (or handed to its mmap entry) outside the lock.
+        drop(old);
+        Ok(cap)
+    }
+
+    fn resize_kernel(&self, entries: u32) -> Result<u32> {
+        let mut new = KernelRing::new(entries)?;
+        let mut st = self.state.lock();
+        let Slots::Kernel(old) = &mut st.slots else {
+            return Err(EINVAL);
+        };
+        if old.len > new.wcs.len() {
+            return Err(EINVAL);
+        }
+        while let Some(wc) = old.pop() {
+            new.push(wc)?;
+        }
+        let cap = new.capacity();
+        let old = core::mem::replace(&mut st.slots, Slots::Kernel(new));
+        drop(st);
+        drop(old);
+        Ok(cap)
+    }
+
+    /// Queues a completion of `qp` and runs the consumer's handler if the
+    /// CQ was armed for it. A full CQ loses the completion, reports
+    /// `IB_EVENT_CQ_ERR` and answers `EBUSY` (as rxe).
+    pub(crate) fn post(&self, c: &Completion, qp: QpHandle, solicited: bool) -> Result {
+        let mut st = self.state.lock();
+        let queued = match &mut st.slots {
+            Slots::User(q) => q.push(&c.to_user()),
+            Slots::Kernel(r) => r.push(c.to_kernel(qp)),
+        };
+        if queued.is_err() {
+            drop(st);
+            self.handle.event(Event::CqError);
+            return Err(EBUSY);
+        }
+        let fire = st.notify == IB_CQ_NEXT_COMP || (st.notify != 0 && solicited);
+        if fire {
+            st.notify = 0;
+        }
+        drop(st);
+        // Outside the lock: a kernel consumer may poll from its handler.
+        if fire {
+            self.handle.completion();
+        }
+        Ok(())
     }
 }

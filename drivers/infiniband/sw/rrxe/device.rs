@@ -4,24 +4,30 @@
 
 use crate::{
     ah::{AhTable, RrxeAh},
+    counters::{self, Counter, Counters},
     cq::RrxeCq,
     ib::{
-        self, consts::*, Ah, AhAttr, Cq, CqInitAttr, DeviceAttr, DeviceModify, IbDevice, Mr,
-        MrKeys, Operations, Pd, PortAttr, PortEvent, PortImmutable, PortModify, Qp, QpAttr,
-        QpInitAttr, Srq, Udata,
+        self, consts::*, Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice,
+        Mr, MrKeys, Mw, Operations, Pd, PortAttr, PortEvent, PortImmutable, PortModify, PostError,
+        Qp, QpAttr, QpBinding, QpInitAttr, RecvWrs, SendWrs, Srq, Udata, WorkCompletion,
     },
-    logic::qp_state::QpType,
+    logic::{mad, qp_state::QpType},
     mr::{MrSpec, MrTable, RrxeMr},
+    mw::{MwTable, RrxeMw},
     net::NetDevRef,
     params,
     pd::RrxePd,
+    post::{self, SendLimits},
     proto,
-    qp::{QpInner, RrxeQp},
+    qp::{QpInner, QpLinks, RrxeQp},
     registry,
     round_robin::RoundRobin,
     srq::{RrxeSrq, SrqNumbers},
 };
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::{
+    mem::MaybeUninit,
+    sync::atomic::{AtomicU32, Ordering},
+};
 use kernel::{
     new_mutex, new_spinlock,
     prelude::*,
@@ -30,9 +36,9 @@ use kernel::{
 };
 
 /// A count of objects bounded by a device limit.
-struct Counter(AtomicU32);
+struct ObjectCount(AtomicU32);
 
-impl Counter {
+impl ObjectCount {
     const fn new() -> Self {
         Self(AtomicU32::new(0))
     }
@@ -69,6 +75,8 @@ pub(crate) struct Port {
 pub(crate) struct Shared {
     #[pin]
     pub(crate) port: SpinLock<Port>,
+    /// The port's counters.
+    pub(crate) counters: Counters,
 }
 
 impl Shared {
@@ -81,6 +89,7 @@ impl Shared {
                     active: false,
                     cap_flags: params::PORT_CAP_FLAGS,
                 }),
+                counters: Counters::new(),
             }),
             GFP_KERNEL,
         )
@@ -108,6 +117,8 @@ impl Shared {
         Some(if active {
             PortEvent::Active
         } else {
+            // rxe counts every loss of the link.
+            self.counters.add(Counter::LinkDowned, 1);
             PortEvent::Error
         })
     }
@@ -135,13 +146,16 @@ pub(crate) struct RrxeDevice {
     /// Live MRs.
     #[pin]
     pub(crate) mrs: MrTable,
+    /// Live MWs.
+    #[pin]
+    mws: MwTable,
     /// Live AHs.
     #[pin]
     ahs: AhTable,
-    srqs: Counter,
+    srqs: ObjectCount,
     srq_numbers: SrqNumbers,
-    pds: Counter,
-    cqs: Counter,
+    pds: ObjectCount,
+    cqs: ObjectCount,
 }
 
 impl RrxeDevice {
@@ -153,13 +167,14 @@ impl RrxeDevice {
             sys_image_guid <- new_spinlock!(guid),
             qps <- XArray::new(AllocKind::Alloc),
             qp_create <- new_mutex!(()),
-            mrs <- MrTable::new(),
+            mrs <- MrTable::new_mrs(),
+            mws <- MwTable::new_mws(),
             ahs <- AhTable::new(),
-            srqs: Counter::new(),
+            srqs: ObjectCount::new(),
             srq_numbers: SrqNumbers::new(),
             next_qpn: RoundRobin::new(),
-            pds: Counter::new(),
-            cqs: Counter::new(),
+            pds: ObjectCount::new(),
+            cqs: ObjectCount::new(),
         })
     }
 
@@ -325,11 +340,12 @@ impl Operations for RrxeDevice {
 
     fn create_cq(
         dev: &IbDevice<Self>,
+        handle: CqHandle,
         attr: &CqInitAttr,
         udata: Option<&Udata>,
     ) -> Result<(RrxeCq, u32)> {
         dev.cqs.take(params::MAX_CQ)?;
-        RrxeCq::new(attr, udata).inspect_err(|_| dev.cqs.give())
+        RrxeCq::new(handle, attr, udata).inspect_err(|_| dev.cqs.give())
     }
 
     fn destroy_cq(cq: &Cq<Self>) -> Result {
@@ -345,21 +361,27 @@ impl Operations for RrxeDevice {
         cq.req_notify(flags)
     }
 
-    fn poll_cq(cq: &Cq<Self>, _wc: *mut ib::WorkCompletion, _max: usize) -> Result<usize> {
-        // Kernel CQs receive completions once the data path exists.
-        if cq.is_user() {
-            return Err(EINVAL);
-        }
-        Ok(0)
+    fn poll_cq(cq: &Cq<Self>, wc: &mut [MaybeUninit<WorkCompletion>]) -> Result<usize> {
+        cq.poll(wc)
     }
 
     fn create_qp(
         dev: &IbDevice<Self>,
         init: &mut QpInitAttr,
+        binding: QpBinding<'_, Self>,
         udata: Option<&Udata>,
     ) -> Result<(RrxeQp, u32)> {
         let gsi = init.qp_type == QpType::Gsi.raw();
-        let inner = dev.insert_qp(|qpn| QpInner::new(qpn, init, udata), gsi)?;
+        let (Some(scq), Some(rcq)) = (binding.send_cq, binding.recv_cq) else {
+            return Err(EINVAL);
+        };
+        let links = QpLinks {
+            handle: binding.handle,
+            send_cq: scq.inner.clone(),
+            recv_cq: rcq.inner.clone(),
+            has_srq: binding.srq.is_some(),
+        };
+        let inner = dev.insert_qp(|qpn| QpInner::new(qpn, init, links, udata), gsi)?;
         let qpn = inner.qpn();
         Ok((RrxeQp { inner }, qpn))
     }
@@ -374,6 +396,7 @@ impl Operations for RrxeDevice {
     }
 
     fn destroy_qp(qp: &Qp<Self>) -> Result {
+        qp.inner.destroy();
         let removed = qp
             .device::<Self>()
             .qps
@@ -383,20 +406,20 @@ impl Operations for RrxeDevice {
         Ok(())
     }
 
-    fn post_send(_qp: &Qp<Self>, from_kernel: bool) -> Result {
-        // A user doorbell is accepted (the WQEs wait in the mapped ring for
-        // the requester); kernel work requests need the data path.
-        if from_kernel {
-            return Err(EOPNOTSUPP);
-        }
-        Ok(())
+    fn post_send(qp: &Qp<Self>, wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {
+        // The WQEs wait in the ring for the requester (the data path).
+        let qp = &qp.inner;
+        let (max_sge, max_inline) = qp.send_caps();
+        let limits = SendLimits {
+            ty: qp.qp_type(),
+            max_sge,
+            max_inline,
+        };
+        qp.post_send(wrs.map(|wrs| move |sq: &_| post::post_sends(sq, wrs, &limits)))
     }
 
-    fn post_recv(_qp: &Qp<Self>, from_kernel: bool) -> Result {
-        if from_kernel {
-            return Err(EOPNOTSUPP);
-        }
-        Ok(())
+    fn post_recv(qp: &Qp<Self>, wrs: Option<RecvWrs<'_>>) -> Result<(), PostError> {
+        qp.inner.post_recv(wrs)
     }
 
     type Srq = RrxeSrq;
@@ -429,6 +452,10 @@ impl Operations for RrxeDevice {
         Ok(())
     }
 
+    fn post_srq_recv(srq: &Srq<Self>, wrs: RecvWrs<'_>) -> Result<(), PostError> {
+        srq.post(wrs)
+    }
+
     type Ah = RrxeAh;
 
     fn create_ah(
@@ -453,7 +480,8 @@ impl Operations for RrxeDevice {
     type Mr = RrxeMr;
 
     fn get_dma_mr(pd: &Pd<Self>, access: u32) -> Result<(RrxeMr, MrKeys)> {
-        let inner = pd.device::<Self>().mrs.insert(MrSpec::dma(access)?)?;
+        let spec = MrSpec::dma(pd.as_raw() as usize, access)?;
+        let inner = pd.device::<Self>().mrs.insert_spec(spec)?;
         let keys = inner.keys();
         Ok((RrxeMr { inner }, keys))
     }
@@ -467,9 +495,8 @@ impl Operations for RrxeDevice {
         _udata: Option<&Udata>,
     ) -> Result<(RrxeMr, MrKeys)> {
         let dev = pd.device::<Self>();
-        let inner = dev
-            .mrs
-            .insert(MrSpec::user(dev, start, length, iova, access)?)?;
+        let spec = MrSpec::user(dev, pd.as_raw() as usize, start, length, iova, access)?;
+        let inner = dev.mrs.insert_spec(spec)?;
         let keys = inner.keys();
         Ok((RrxeMr { inner }, keys))
     }
@@ -477,6 +504,68 @@ impl Operations for RrxeDevice {
     fn dereg_mr(mr: &Mr<Self>) -> Result {
         mr.device::<Self>().mrs.remove(&mr.inner);
         Ok(())
+    }
+
+    fn alloc_mr(pd: &Pd<Self>, mr_type: u32, max_num_sg: u32) -> Result<(RrxeMr, MrKeys)> {
+        let spec = MrSpec::fast(pd.as_raw() as usize, mr_type, max_num_sg)?;
+        let inner = pd.device::<Self>().mrs.insert_spec(spec)?;
+        let keys = inner.keys();
+        Ok((RrxeMr { inner }, keys))
+    }
+
+    fn map_mr_sg_start(mr: &Mr<Self>, page_size: u32) -> Result {
+        mr.inner.start_pages(page_size)
+    }
+
+    fn mr_set_page(mr: &Mr<Self>, addr: u64) -> Result {
+        mr.inner.add_page(addr)
+    }
+
+    fn rereg_user_mr(mr: &Mr<Self>, flags: u32, _access: u32, new_pd: Option<&Pd<Self>>) -> Result {
+        // As rxe: only moving to another PD (new access rights or pages
+        // would race with the data path's use of the region).
+        if flags & !IB_MR_REREG_PD != 0 {
+            return Err(EOPNOTSUPP);
+        }
+        if let Some(pd) = new_pd {
+            mr.inner.set_pd(pd.as_raw() as usize);
+        }
+        Ok(())
+    }
+
+    type Mw = RrxeMw;
+
+    fn alloc_mw(pd: &Pd<Self>, mw_type: u32) -> Result<(RrxeMw, u32)> {
+        let inner = pd
+            .device::<Self>()
+            .mws
+            .alloc(pd.as_raw() as usize, mw_type)?;
+        let rkey = inner.rkey();
+        Ok((RrxeMw { inner }, rkey))
+    }
+
+    fn dealloc_mw(mw: &Mw<Self>) -> Result {
+        mw.device::<Self>().mws.remove(&mw.inner);
+        Ok(())
+    }
+
+    fn hw_stat_names() -> &'static [ib::StatDesc] {
+        &counters::NAMES
+    }
+
+    fn hw_stats(dev: &IbDevice<Self>, port: u32, values: &mut [u64]) -> Result {
+        Self::check_port(port)?;
+        dev.shared.counters.read(values);
+        Ok(())
+    }
+
+    fn process_mad(
+        dev: &IbDevice<Self>,
+        port: u32,
+        mad: &[u8; mad::MAD_SIZE],
+        out: &mut [u8; mad::MAD_SIZE],
+    ) -> u32 {
+        mad::process(mad, port, params::PORT, &dev.shared.counters.pma(), out)
     }
 
     fn enabled(dev: &IbDevice<Self>) -> Result {

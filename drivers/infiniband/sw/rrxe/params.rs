@@ -23,6 +23,12 @@ pub(crate) const MAX_SGE: u32 = 32;
 /// Most work requests in a send or receive queue.
 pub(crate) const MAX_QP_WR: u32 = DEFAULT_MAX;
 /// Most completions in a CQ.
+/// Longest fast-registration page list advertised (rxe's).
+pub(crate) const MAX_FAST_REG_PAGES: u32 = 512;
+/// Largest page list `alloc_mr` accepts: consumers may ask for more than
+/// advertised (rxe does not check), but the list is allocated up front.
+pub(crate) const MAX_FAST_REG_ALLOC: u32 = 1 << 16;
+/// Most completions in a CQ.
 pub(crate) const MAX_CQE: u32 = (1 << 15) - 1;
 /// Most inline bytes in a send work request (the room of `MAX_SGE` SGEs).
 pub(crate) const MAX_INLINE_DATA: u32 = MAX_SGE * 16;
@@ -92,7 +98,7 @@ pub(crate) fn fill_device_attr(attr: &mut DeviceAttr, sys_image_guid: u64) {
     attr.max_srq = MAX_SRQ;
     attr.max_srq_wr = DEFAULT_MAX;
     attr.max_srq_sge = MAX_SRQ_SGE;
-    attr.max_fast_reg_page_list_len = 512;
+    attr.max_fast_reg_page_list_len = MAX_FAST_REG_PAGES;
     attr.max_pkeys = 64;
     attr.local_ca_ack_delay = 15;
 }

@@ -4,17 +4,23 @@
 //! `modify_qp` (rules in [`logic::qp_state`]), query and destroy.
 
 use crate::{
+    cq::{Completion, CqInner},
     ib::{
-        consts::*, CreateQpResp, QpAttr, QpCap, QpInitAttr, RecvWqe, SendWqe, Sge, StoredQpAttr,
-        Udata,
+        consts::*, CreateQpResp, Event, PostError, QpAttr, QpCap, QpHandle, QpInitAttr, RecvWqe,
+        RecvWrs, SendWqe, Sge, StoredQpAttr, Udata,
     },
-    logic::qp_state::{
-        check_mask_supported, check_modify, AttrMask, QpState, QpStateError, QpType,
+    logic::{
+        qp_state::{check_mask_supported, check_modify, AttrMask, QpState, QpStateError, QpType},
+        queue::QueueType,
     },
-    params,
+    params, post,
     queue::SharedQueue,
 };
-use kernel::{new_spinlock, prelude::*, sync::Arc, sync::SpinLock};
+use kernel::{
+    new_spinlock_irq,
+    prelude::*,
+    sync::{Arc, SpinLockIrq},
+};
 
 /// BTH PSNs and QPNs are 24 bits wide.
 const MASK_24: u32 = 0x00ff_ffff;
@@ -25,6 +31,8 @@ const MTU_RANGE: core::ops::RangeInclusive<u32> = IB_MTU_256..=IB_MTU_4096;
 struct QpState_ {
     state: QpState,
     sq_draining: bool,
+    /// `destroy_qp` ran: nothing may be posted or completed any more.
+    destroyed: bool,
     /// The attributes as last set (only the fields of masks applied so far
     /// are meaningful).
     attr: StoredQpAttr,
@@ -40,10 +48,29 @@ pub(crate) struct QpInner {
     cap: QpCap,
     sq_sig_all: bool,
     port: u32,
-    sq: SharedQueue,
-    rq: Option<SharedQueue>,
+    handle: QpHandle,
+    send_cq: Arc<CqInner>,
+    recv_cq: Arc<CqInner>,
+    /// Receives come from an SRQ instead of `rq`.
+    has_srq: bool,
+    /// Whether a process maps the queues.
+    is_user: bool,
+    // Lock order: `state`, then `sq` or `rq`, then a CQ's lock. All turn
+    // interrupts off: the data path takes them in softirq context.
     #[pin]
-    state: SpinLock<QpState_>,
+    sq: SpinLockIrq<SharedQueue>,
+    #[pin]
+    rq: SpinLockIrq<Option<SharedQueue>>,
+    #[pin]
+    state: SpinLockIrq<QpState_>,
+}
+
+/// The objects a new QP is bound to.
+pub(crate) struct QpLinks {
+    pub(crate) handle: QpHandle,
+    pub(crate) send_cq: Arc<CqInner>,
+    pub(crate) recv_cq: Arc<CqInner>,
+    pub(crate) has_srq: bool,
 }
 
 /// The driver data of a QP.
@@ -71,16 +98,18 @@ impl QpInner {
     /// Checks `init` against the device limits, sizes the queues as rxe does
     /// (reporting the actual capabilities back in `init.cap`) and creates
     /// them, mapped into the process for user QPs.
-    pub(crate) fn new(qpn: u32, init: &mut QpInitAttr, udata: Option<&Udata>) -> Result<Arc<Self>> {
+    pub(crate) fn new(
+        qpn: u32,
+        init: &mut QpInitAttr,
+        links: QpLinks,
+        udata: Option<&Udata>,
+    ) -> Result<Arc<Self>> {
         let ty = qp_type(init.qp_type, udata.is_some())?;
         if init.create_flags != 0 {
             return Err(EOPNOTSUPP);
         }
-        if init.send_cq.is_null() || init.recv_cq.is_null() {
-            return Err(EINVAL);
-        }
         // With an SRQ the QP has no receive queue of its own.
-        let has_srq = !init.srq.is_null();
+        let has_srq = links.has_srq;
         let cap = &mut init.cap;
         if cap.max_send_wr > params::MAX_QP_WR
             || cap.max_send_sge > params::MAX_SGE
@@ -96,6 +125,7 @@ impl QpInner {
         let sq = SharedQueue::new(
             cap.max_send_wr,
             size_of::<SendWqe>() + send_room as usize,
+            QueueType::FromClient,
             udata,
         )?;
         let rq = if has_srq {
@@ -106,6 +136,7 @@ impl QpInner {
             let rq = SharedQueue::new(
                 cap.max_recv_wr,
                 size_of::<RecvWqe>() + (cap.max_recv_sge * sge) as usize,
+                QueueType::FromClient,
                 udata,
             )?;
             cap.max_recv_wr = rq.capacity();
@@ -128,11 +159,17 @@ impl QpInner {
                 cap,
                 sq_sig_all: init.sq_sig_type == IB_SIGNAL_ALL_WR,
                 port: init.port_num,
-                sq,
-                rq,
-                state <- new_spinlock!(QpState_ {
+                handle: links.handle,
+                send_cq: links.send_cq,
+                recv_cq: links.recv_cq,
+                has_srq,
+                is_user: udata.is_some(),
+                sq <- new_spinlock_irq!(sq),
+                rq <- new_spinlock_irq!(rq),
+                state <- new_spinlock_irq!(QpState_ {
                     state: QpState::Reset,
                     sq_draining: false,
+                    destroyed: false,
                     attr: initial_attr(),
                 }),
             }),
@@ -167,13 +204,144 @@ impl QpInner {
             None
         };
         st.attr.update(|to| apply(to, attr, mask));
-        if let Some(next) = next {
-            st.state = next;
-            // rxe's requester drains the SQ before it reports SQD; with no
-            // requester running yet the queue is drained at once.
-            st.sq_draining = false;
+        let Some(next) = next else { return Ok(()) };
+        st.state = next;
+        // rxe's requester drains the SQ before it reports SQD; with no
+        // requester running yet the queue is drained at once.
+        st.sq_draining = false;
+        let sqd_notify = st.attr.get().en_sqd_async_notify != 0;
+        drop(st);
+        match next {
+            QpState::Reset => self.reset_queues(),
+            QpState::Err => self.flush(),
+            QpState::Sqd if sqd_notify => self.handle.event(Event::SqDrained),
+            _ => {}
         }
         Ok(())
+    }
+
+    /// On entering RESET: drops what was posted, without completions, and
+    /// clears the slots (rxe's `rxe_qp_reset`).
+    fn reset_queues(&self) {
+        self.sq.lock().clear();
+        if let Some(rq) = (*self.rq.lock()).as_mut() {
+            rq.clear();
+        }
+    }
+
+    /// In ERR: completes every posted request with `IB_WC_WR_FLUSH_ERR`
+    /// (rxe's `flush_send_queue` and `flush_recv_queue`). If a CQ overflows
+    /// the rest are dropped without completions, as in rxe.
+    fn flush(&self) {
+        self.flush_queue(&self.sq, &self.send_cq);
+        if self.has_srq {
+            // The SRQ's receives belong to the other QPs sharing it.
+            self.handle.event(Event::LastWqeReached);
+        } else {
+            self.flush_rq();
+        }
+    }
+
+    fn flush_queue(&self, q: &SpinLockIrq<SharedQueue>, cq: &CqInner) {
+        let mut q = q.lock();
+        self.drain_into(&mut q, cq);
+    }
+
+    fn flush_rq(&self) {
+        let mut rq = self.rq.lock();
+        if let Some(rq) = (*rq).as_mut() {
+            self.drain_into(rq, &self.recv_cq);
+        }
+    }
+
+    /// Consumes every element of `q`, completing each in error on `cq`.
+    /// Both WQE layouts start with the consumer's 64-bit `wr_id`.
+    fn drain_into(&self, q: &mut SharedQueue, cq: &CqInner) {
+        let mut notify = true;
+        let mut wr_id = [0u8; 8];
+        while q.peek(&mut wr_id) {
+            if notify {
+                let c = Completion {
+                    wr_id: u64::from_ne_bytes(wr_id),
+                    status: IB_WC_WR_FLUSH_ERR,
+                    qp_num: self.qpn,
+                    ..Default::default()
+                };
+                notify = cq.post(&c, self.handle, false).is_ok();
+            }
+            q.pop();
+        }
+    }
+
+    /// The state, unless the QP was destroyed.
+    fn live_state(&self) -> Result<QpState> {
+        let st = self.state.lock();
+        if st.destroyed {
+            return Err(EINVAL);
+        }
+        Ok(st.state)
+    }
+
+    /// `post_send`: a user doorbell (WQEs already in the ring) or a kernel
+    /// consumer's chain, written into the ring by `post`. In ERR the queue
+    /// is flushed right away, as rxe's send task does.
+    pub(crate) fn post_send(
+        &self,
+        post: Option<impl FnOnce(&SharedQueue) -> Result<(), PostError>>,
+    ) -> Result<(), PostError> {
+        let refuse = |err| PostError { posted: 0, err };
+        let state = self.live_state().map_err(refuse)?;
+        // IBA C10-97.2.1 as rxe applies it: sends need RTS or later.
+        if state.raw() < QpState::Rts.raw() {
+            return Err(refuse(EINVAL));
+        }
+        let ret = match post {
+            Some(post) if !self.is_user => post(&self.sq.lock()),
+            Some(_) => Err(refuse(EINVAL)),
+            None => Ok(()),
+        };
+        if state == QpState::Err {
+            self.flush_queue(&self.sq, &self.send_cq);
+        }
+        ret
+    }
+
+    /// `post_recv` from a kernel consumer (user processes post receives
+    /// straight into their ring).
+    pub(crate) fn post_recv(&self, wrs: Option<RecvWrs<'_>>) -> Result<(), PostError> {
+        let refuse = |err| PostError { posted: 0, err };
+        let state = self.live_state().map_err(refuse)?;
+        // C10-97.2.1: receives may be posted from INIT on.
+        if state == QpState::Reset || self.has_srq {
+            return Err(refuse(EINVAL));
+        }
+        let ret = match wrs {
+            Some(wrs) if !self.is_user => {
+                let rq = self.rq.lock();
+                let rq = rq.as_ref().ok_or(refuse(EINVAL))?;
+                post::post_recvs(rq, wrs, self.cap.max_recv_sge)
+            }
+            _ => Err(refuse(EINVAL)),
+        };
+        if state == QpState::Err {
+            self.flush_rq();
+        }
+        ret
+    }
+
+    /// `destroy_qp`: from now on nothing is posted or completed.
+    pub(crate) fn destroy(&self) {
+        self.state.lock().destroyed = true;
+    }
+
+    /// The type of this QP.
+    pub(crate) fn qp_type(&self) -> QpType {
+        self.ty
+    }
+
+    /// The send queue capacities (`max_send_sge`, `max_inline_data`).
+    pub(crate) fn send_caps(&self) -> (u32, u32) {
+        (self.cap.max_send_sge, self.cap.max_inline_data)
     }
 
     /// `query_qp`: the attributes as set, the current state and the

@@ -12,18 +12,22 @@
 //! code, also tested on the host.
 
 mod ah;
+mod counters;
 mod cq;
 mod device;
 mod events;
 mod ib;
+mod key_table;
 mod link;
 mod mr;
+mod mw;
 // Pure control-path rules (QP states, rings, keys) for the verbs to come.
 #[allow(dead_code)]
 mod logic;
 mod net;
 mod params;
 mod pd;
+mod post;
 // Most of the wire format waits for the data path (requester, responder).
 #[allow(dead_code)]
 mod proto;

@@ -4,12 +4,16 @@
 //! consume, with a limit that raises an event when it runs low.
 
 use crate::{
-    ib::{consts::*, CreateSrqResp, ModifySrqCmd, RecvWqe, Sge, SrqAttr, SrqInitAttr, Udata},
-    params,
+    ib::{
+        consts::*, CreateSrqResp, ModifySrqCmd, PostError, RecvWqe, RecvWrs, Sge, SrqAttr,
+        SrqInitAttr, Udata,
+    },
+    logic::queue::QueueType,
+    params, post,
     queue::SharedQueue,
 };
 use core::sync::atomic::{AtomicU32, Ordering};
-use kernel::{new_spinlock, prelude::*, sync::SpinLock};
+use kernel::{new_spinlock_irq, prelude::*, sync::SpinLockIrq};
 
 /// SRQ numbers start here, as in rxe.
 const FIRST_SRQN: u32 = 0x0002_0001;
@@ -21,7 +25,8 @@ struct SrqState {
 
 /// The driver data of an SRQ.
 pub(crate) struct RrxeSrq {
-    state: Pin<KBox<SpinLock<SrqState>>>,
+    state: Pin<KBox<SpinLockIrq<SrqState>>>,
+    is_user: bool,
     max_sge: u32,
 }
 
@@ -71,7 +76,7 @@ impl RrxeSrq {
             return Err(EINVAL);
         }
         let max_sge = attr.max_sge.max(1);
-        let queue = SharedQueue::new(attr.max_wr, wqe_size(max_sge), udata)?;
+        let queue = SharedQueue::new(attr.max_wr, wqe_size(max_sge), QueueType::FromClient, udata)?;
         attr.max_wr = queue.capacity();
         attr.max_sge = max_sge;
         if let Some(udata) = udata {
@@ -83,14 +88,26 @@ impl RrxeSrq {
         }
         Ok(Self {
             state: KBox::pin_init(
-                new_spinlock!(SrqState {
+                new_spinlock_irq!(SrqState {
                     queue,
                     limit: attr.srq_limit,
                 }),
                 GFP_KERNEL,
             )?,
             max_sge,
+            is_user: udata.is_some(),
         })
+    }
+
+    /// `post_srq_recv` from a kernel consumer.
+    pub(crate) fn post(&self, wrs: RecvWrs<'_>) -> Result<(), PostError> {
+        if self.is_user {
+            return Err(PostError {
+                posted: 0,
+                err: EINVAL,
+            });
+        }
+        post::post_recvs(&self.state.lock().queue, wrs, self.max_sge)
     }
 
     /// `modify_srq`: a new size (keeping posted receives) and/or limit.
@@ -127,7 +144,12 @@ impl RrxeSrq {
             Some(u) => Some(u.read::<ModifySrqCmd>()?),
             None => None,
         };
-        let new = SharedQueue::new(attr.max_wr, wqe_size(self.max_sge), udata)?;
+        let mut new = SharedQueue::new(
+            attr.max_wr,
+            wqe_size(self.max_sge),
+            QueueType::FromClient,
+            udata,
+        )?;
         if let (Some(u), Some(cmd)) = (udata, cmd) {
             u.write_user(cmd.mmap_info_addr, &new.mminfo())?;
         }

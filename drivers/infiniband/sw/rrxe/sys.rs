@@ -43,12 +43,13 @@ mod raw {
 
 // Types.
 pub(crate) use raw::{
-    ib_ah, ib_cq, ib_cq_init_attr, ib_dmah, ib_mr, ib_pd, ib_qp, ib_qp_attr, ib_qp_cap,
-    ib_qp_init_attr, ib_recv_wr, ib_send_wr, ib_srq, ib_srq_attr, ib_srq_init_attr, ib_umem,
-    ib_uverbs_wc, ib_wc, mminfo, rdma_ah_attr, rdma_ah_init_attr, rdma_user_mmap_entry,
-    rxe_create_ah_resp, rxe_create_cq_resp, rxe_create_qp_resp, rxe_create_srq_resp,
-    rxe_modify_srq_cmd, rxe_recv_wqe, rxe_resize_cq_resp, rxe_send_wqe, rxe_sge,
-    uverbs_attr_bundle, vm_area_struct,
+    ib_ah, ib_atomic_wr, ib_cq, ib_cq_init_attr, ib_dmah, ib_event, ib_event__bindgen_ty_1, ib_grh,
+    ib_mad, ib_mr, ib_mw, ib_pd, ib_qp, ib_qp_attr, ib_qp_cap, ib_qp_init_attr, ib_rdma_wr,
+    ib_recv_wr, ib_reg_wr, ib_send_wr, ib_sge, ib_srq, ib_srq_attr, ib_srq_init_attr, ib_ud_wr,
+    ib_umem, ib_uverbs_wc, ib_wc, mminfo, rdma_ah_attr, rdma_ah_init_attr, rdma_hw_stats,
+    rdma_stat_desc, rdma_user_mmap_entry, rxe_create_ah_resp, rxe_create_cq_resp,
+    rxe_create_qp_resp, rxe_create_srq_resp, rxe_modify_srq_cmd, rxe_recv_wqe, rxe_resize_cq_resp,
+    rxe_send_wqe, rxe_sge, scatterlist, uverbs_attr_bundle, vm_area_struct,
 };
 pub(crate) use raw::{
     ib_device, ib_device_attr, ib_device_modify, ib_device_ops, ib_port_attr, ib_port_immutable,
@@ -65,8 +66,9 @@ pub(crate) use raw::{
 };
 
 pub(crate) use raw::{
-    ib_umem_release, rdma_user_mmap_entry_get, rdma_user_mmap_entry_insert,
-    rdma_user_mmap_entry_put, rdma_user_mmap_entry_remove, remap_vmalloc_range, vfree,
+    ib_sg_to_pages, ib_umem_release, rdma_alloc_hw_stats_struct, rdma_user_mmap_entry_get,
+    rdma_user_mmap_entry_insert, rdma_user_mmap_entry_put, rdma_user_mmap_entry_remove,
+    remap_vmalloc_range, vfree,
 };
 
 // C helpers (rrxe_helpers.c).
@@ -91,12 +93,15 @@ pub(crate) use raw::{
     IB_DEVICE_FLUSH_GLOBAL, IB_DEVICE_FLUSH_PERSISTENT, IB_DEVICE_MEM_MGT_EXTENSIONS,
     IB_DEVICE_MEM_WINDOW, IB_DEVICE_MEM_WINDOW_TYPE_2B, IB_DEVICE_MODIFY_NODE_DESC,
     IB_DEVICE_MODIFY_SYS_IMAGE_GUID, IB_DEVICE_PORT_ACTIVE_EVENT, IB_DEVICE_RC_RNR_NAK_GEN,
-    IB_DEVICE_SRQ_RESIZE, IB_DEVICE_SYS_IMAGE_GUID, IB_DEVICE_UD_AV_PORT_ENFORCE,
-    IB_EVENT_PORT_ACTIVE, IB_EVENT_PORT_ERR, IB_GID_TYPE_ROCE_UDP_ENCAP, IB_LINK_LAYER_ETHERNET,
-    IB_MGMT_MAD_SIZE, IB_MTU_256, IB_MTU_4096, IB_PORT_ACTIVE, IB_PORT_CM_SUP, IB_PORT_DOWN,
-    IB_PORT_PHYS_STATE_DISABLED, IB_PORT_PHYS_STATE_LINK_UP, IB_PORT_PHYS_STATE_POLLING,
-    IB_PORT_RESET_QKEY_CNTR, IB_SIGNAL_ALL_WR, IB_SIGNAL_REQ_WR, IB_SRQT_BASIC, IB_SRQ_LIMIT,
-    IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, IB_WIDTH_1X,
-    NETDEV_CHANGE, NETDEV_CHANGEMTU, NETDEV_DOWN, NETDEV_UNREGISTER, NETDEV_UP, NOTIFY_DONE,
-    RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_CREATE_AH_SLEEPABLE, RDMA_DRIVER_RXE, RDMA_NODE_IB_CA,
+    IB_DEVICE_SRQ_RESIZE, IB_DEVICE_SYS_IMAGE_GUID, IB_DEVICE_UD_AV_PORT_ENFORCE, IB_EVENT_CQ_ERR,
+    IB_EVENT_PORT_ACTIVE, IB_EVENT_PORT_ERR, IB_EVENT_QP_LAST_WQE_REACHED, IB_EVENT_SQ_DRAINED,
+    IB_GID_TYPE_ROCE_UDP_ENCAP, IB_LINK_LAYER_ETHERNET, IB_MGMT_MAD_SIZE, IB_MR_REREG_PD,
+    IB_MR_TYPE_MEM_REG, IB_MTU_256, IB_MTU_4096, IB_MW_TYPE_1, IB_MW_TYPE_2, IB_PORT_ACTIVE,
+    IB_PORT_CM_SUP, IB_PORT_DOWN, IB_PORT_PHYS_STATE_DISABLED, IB_PORT_PHYS_STATE_LINK_UP,
+    IB_PORT_PHYS_STATE_POLLING, IB_PORT_RESET_QKEY_CNTR, IB_QPT_GSI, IB_QPT_UD, IB_SIGNAL_ALL_WR,
+    IB_SIGNAL_REQ_WR, IB_SRQT_BASIC, IB_SRQ_LIMIT, IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND,
+    IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, IB_WC_WR_FLUSH_ERR, IB_WIDTH_1X, NETDEV_CHANGE,
+    NETDEV_CHANGEMTU, NETDEV_DOWN, NETDEV_UNREGISTER, NETDEV_UP, NOTIFY_DONE,
+    RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_CREATE_AH_SLEEPABLE, RDMA_DRIVER_RXE,
+    RDMA_HW_STATS_DEFAULT_LIFESPAN, RDMA_NODE_IB_CA,
 };

@@ -6,6 +6,7 @@
 mod headers;
 mod icrc;
 mod keys;
+mod mad;
 mod mr;
 mod mtu;
 mod opcode;
@@ -13,6 +14,7 @@ mod packet;
 mod psn;
 mod qp_state;
 mod queue;
+mod wr;
 
 use proptest::prelude::*;
 

@@ -27,9 +27,14 @@ use kernel::{
 };
 
 use super::{
-    queue_buf, AhAttr, CqInitAttr, DeviceAttr, DeviceModify, Object, PortAttr, PortImmutable,
-    PortModify, QpAttr, QpInitAttr, Udata,
+    queue_buf,
+    stats::StatDesc,
+    wr::{RecvWrs, SendWrs},
+    AhAttr, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, Object, PortAttr, PortImmutable,
+    PortModify, QpAttr, QpHandle, QpInitAttr, Udata, WorkCompletion,
 };
+use crate::logic::mad::MAD_SIZE;
+use core::mem::MaybeUninit;
 
 /// A protection domain with the driver's data.
 pub(crate) type Pd<T> = Object<sys::ib_pd, <T as Operations>::Pd>;
@@ -43,6 +48,24 @@ pub(crate) type Srq<T> = Object<sys::ib_srq, <T as Operations>::Srq>;
 pub(crate) type Ah<T> = Object<sys::ib_ah, <T as Operations>::Ah>;
 /// A memory region with the driver's data.
 pub(crate) type Mr<T> = Object<sys::ib_mr, <T as Operations>::Mr>;
+/// A memory window with the driver's data.
+pub(crate) type Mw<T> = Object<sys::ib_mw, <T as Operations>::Mw>;
+
+/// What `create_qp` gets besides the attributes: the objects the new QP is
+/// bound to (the core holds them for the QP's lifetime) and its handle.
+pub(crate) struct QpBinding<'a, T: Operations> {
+    pub(crate) handle: QpHandle,
+    pub(crate) send_cq: Option<&'a Cq<T>>,
+    pub(crate) recv_cq: Option<&'a Cq<T>>,
+    pub(crate) srq: Option<&'a Srq<T>>,
+}
+
+/// A refused post: how many requests of the chain were queued before the
+/// one that failed, and why it failed.
+pub(crate) struct PostError {
+    pub(crate) posted: usize,
+    pub(crate) err: Error,
+}
 
 /// The keys of a new memory region.
 #[derive(Clone, Copy)]
@@ -73,7 +96,7 @@ macro_rules! verbs_object {
         }
     )*};
 }
-verbs_object!(ib_pd, ib_cq, ib_qp, ib_mr, ib_ah, ib_srq);
+verbs_object!(ib_pd, ib_cq, ib_qp, ib_mr, ib_ah, ib_srq, ib_mw);
 
 impl<C: VerbsObject, D> Object<C, D> {
     /// The device this object belongs to.
@@ -185,6 +208,24 @@ pub(crate) trait Operations: Sized + Send + Sync {
     fn enabled(_dev: &IbDevice<Self>) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
+    /// The names of a port's hardware counters.
+    fn hw_stat_names() -> &'static [StatDesc] {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Reads `port`'s counters into `values` (in the order of the names).
+    fn hw_stats(_dev: &IbDevice<Self>, _port: u32, _values: &mut [u64]) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Answers a management datagram addressed to `port` itself; returns
+    /// the `IB_MAD_RESULT_*` flags.
+    fn process_mad(
+        _dev: &IbDevice<Self>,
+        _port: u32,
+        _mad: &[u8; MAD_SIZE],
+        _out: &mut [u8; MAD_SIZE],
+    ) -> u32 {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
 
     /// Driver data of a protection domain.
     type Pd: Send + Sync;
@@ -204,6 +245,7 @@ pub(crate) trait Operations: Sized + Send + Sync {
     /// Creates a completion queue; returns its data and its capacity.
     fn create_cq(
         _dev: &IbDevice<Self>,
+        _handle: CqHandle,
         _attr: &CqInitAttr,
         _udata: Option<&Udata>,
     ) -> Result<(Self::Cq, u32)> {
@@ -222,8 +264,9 @@ pub(crate) trait Operations: Sized + Send + Sync {
     fn req_notify_cq(_cq: &Cq<Self>, _flags: u32) -> Result<i32> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
-    /// Polls up to `max` completions of a kernel CQ into `wc`.
-    fn poll_cq(_cq: &Cq<Self>, _wc: *mut sys::ib_wc, _max: usize) -> Result<usize> {
+    /// Moves up to `wc.len()` completions of a kernel CQ into `wc`;
+    /// returns how many.
+    fn poll_cq(_cq: &Cq<Self>, _wc: &mut [MaybeUninit<WorkCompletion>]) -> Result<usize> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// Creates a queue pair; returns its data and its number. May update
@@ -231,6 +274,7 @@ pub(crate) trait Operations: Sized + Send + Sync {
     fn create_qp(
         _dev: &IbDevice<Self>,
         _init: &mut QpInitAttr,
+        _binding: QpBinding<'_, Self>,
         _udata: Option<&Udata>,
     ) -> Result<(Self::Qp, u32)> {
         build_error!(VTABLE_DEFAULT_ERROR)
@@ -247,14 +291,14 @@ pub(crate) trait Operations: Sized + Send + Sync {
     fn destroy_qp(_qp: &Qp<Self>) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
-    /// Send doorbell. `from_kernel` is true when a kernel consumer posts
-    /// work requests (`ib_post_send`), false for a user doorbell (the
-    /// provider has already written its WQEs into the mapped ring).
-    fn post_send(_qp: &Qp<Self>, _from_kernel: bool) -> Result {
+    /// Posts send requests: a kernel consumer's chain (`ib_post_send`), or
+    /// `None` for a user doorbell (the provider has already written its
+    /// WQEs into the mapped ring).
+    fn post_send(_qp: &Qp<Self>, _wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
-    /// Receive doorbell; as [`Operations::post_send`].
-    fn post_recv(_qp: &Qp<Self>, _from_kernel: bool) -> Result {
+    /// Posts receive requests; as [`Operations::post_send`].
+    fn post_recv(_qp: &Qp<Self>, _wrs: Option<RecvWrs<'_>>) -> Result<(), PostError> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -284,6 +328,10 @@ pub(crate) trait Operations: Sized + Send + Sync {
     }
     /// Destroys an SRQ; its data is dropped right after.
     fn destroy_srq(_srq: &Srq<Self>) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Posts a kernel consumer's receive requests on an SRQ.
+    fn post_srq_recv(_srq: &Srq<Self>, _wrs: RecvWrs<'_>) -> Result<(), PostError> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
@@ -330,6 +378,44 @@ pub(crate) trait Operations: Sized + Send + Sync {
     }
     /// Deregisters a memory region; its data is dropped right after.
     fn dereg_mr(_mr: &Mr<Self>) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Changes a user MR in place (`IB_MR_REREG_*` flags): `new_pd` is the
+    /// PD it moves to, if asked.
+    fn rereg_user_mr(
+        _mr: &Mr<Self>,
+        _flags: u32,
+        _access: u32,
+        _new_pd: Option<&Pd<Self>>,
+    ) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Creates a fast-registration MR (`IB_MR_TYPE_*` `mr_type`) for up to
+    /// `max_num_sg` pages, to be registered by `REG_MR` work requests.
+    fn alloc_mr(_pd: &Pd<Self>, _mr_type: u32, _max_num_sg: u32) -> Result<(Self::Mr, MrKeys)> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Starts a new page list of `page_size`-byte pages on a fast MR
+    /// (`ib_map_mr_sg`); the core then passes each page to `mr_set_page`.
+    fn map_mr_sg_start(_mr: &Mr<Self>, _page_size: u32) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Appends the page at DMA address `addr` to a fast MR's page list.
+    fn mr_set_page(_mr: &Mr<Self>, _addr: u64) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+
+    /// Driver data of a memory window.
+    type Mw: Send + Sync;
+
+    /// Creates a memory window of `mw_type` (`IB_MW_TYPE_*`); returns its
+    /// data and R_Key.
+    fn alloc_mw(_pd: &Pd<Self>, _mw_type: u32) -> Result<(Self::Mw, u32)> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Destroys a memory window; its data is dropped right after.
+    fn dealloc_mw(_mw: &Mw<Self>) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 }
@@ -425,6 +511,9 @@ impl<T: Operations> IbDevice<T> {
             dealloc_ucontext: op!(T::HAS_DEALLOC_UCONTEXT, Self::dealloc_ucontext),
             disassociate_ucontext: op!(T::HAS_DISASSOCIATE_UCONTEXT, Self::disassociate_ucontext),
             enable_driver: op!(T::HAS_ENABLED, Self::enable_driver),
+            alloc_hw_port_stats: op!(T::HAS_HW_STAT_NAMES, Self::alloc_hw_port_stats),
+            get_hw_stats: op!(T::HAS_HW_STATS, Self::get_hw_stats),
+            process_mad: op!(T::HAS_PROCESS_MAD, Self::process_mad),
             dealloc_driver: Some(Self::dealloc_driver),
             mmap: Some(queue_buf::mmap),
             mmap_free: Some(queue_buf::mmap_free),
@@ -433,6 +522,13 @@ impl<T: Operations> IbDevice<T> {
             size_ib_qp: size_of::<Qp<T>>(),
             size_ib_ah: size_of::<Ah<T>>(),
             size_ib_srq: size_of::<Srq<T>>(),
+            size_ib_mw: size_of::<Mw<T>>(),
+            alloc_mw: op!(T::HAS_ALLOC_MW, Self::alloc_mw),
+            dealloc_mw: op!(T::HAS_DEALLOC_MW, Self::dealloc_mw),
+            rereg_user_mr: op!(T::HAS_REREG_USER_MR, Self::rereg_user_mr),
+            alloc_mr: op!(T::HAS_ALLOC_MR, Self::alloc_mr),
+            map_mr_sg: op!(T::HAS_MAP_MR_SG_START, Self::map_mr_sg),
+            post_srq_recv: op!(T::HAS_POST_SRQ_RECV, Self::post_srq_recv),
             create_srq: op!(T::HAS_CREATE_SRQ, Self::create_srq),
             modify_srq: op!(T::HAS_MODIFY_SRQ, Self::modify_srq),
             query_srq: op!(T::HAS_QUERY_SRQ, Self::query_srq),
@@ -618,6 +714,78 @@ impl<T: Operations> IbDevice<T> {
         from_result(|| T::enabled(unsafe { Self::from_raw(ibdev) }).map(|()| 0))
     }
 
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `alloc_hw_port_stats`.
+    unsafe extern "C" fn alloc_hw_port_stats(
+        _ibdev: *mut sys::ib_device,
+        _port: u32,
+    ) -> *mut sys::rdma_hw_stats {
+        let names = T::hw_stat_names();
+        // SAFETY: the descriptions are static, as the core requires.
+        unsafe {
+            sys::rdma_alloc_hw_stats_struct(
+                StatDesc::as_raw(names),
+                names.len() as i32,
+                sys::RDMA_HW_STATS_DEFAULT_LIFESPAN as usize,
+            )
+        }
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `get_hw_stats`, on a struct from
+    /// `alloc_hw_port_stats`.
+    unsafe extern "C" fn get_hw_stats(
+        ibdev: *mut sys::ib_device,
+        stats: *mut sys::rdma_hw_stats,
+        port: u32,
+        _index: i32,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: see above; `value` holds `num_counters` entries and
+            // the core holds the struct's lock.
+            let (dev, values) = unsafe {
+                let n = usize::try_from((*stats).num_counters).map_err(|_| EINVAL)?;
+                (Self::from_raw(ibdev), (*stats).value.as_mut_slice(n))
+            };
+            T::hw_stats(dev, port, values)?;
+            Ok(values.len() as i32)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `process_mad`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe extern "C" fn process_mad(
+        ibdev: *mut sys::ib_device,
+        _flags: i32,
+        port: u32,
+        _in_wc: *const sys::ib_wc,
+        _in_grh: *const sys::ib_grh,
+        in_mad: *const sys::ib_mad,
+        out_mad: *mut sys::ib_mad,
+        _out_size: *mut usize,
+        _out_pkey_index: *mut u16,
+    ) -> i32 {
+        const { assert!(size_of::<sys::ib_mad>() == MAD_SIZE) };
+        if in_mad.is_null() || out_mad.is_null() {
+            return 0;
+        }
+        // SAFETY: see above; both MADs are valid for their size; the output
+        // is initialised (zeroed) before a reference to it is formed.
+        let (dev, mad, out) = unsafe {
+            core::ptr::write_bytes(out_mad, 0, 1);
+            (
+                Self::from_raw(ibdev),
+                &*in_mad.cast::<[u8; MAD_SIZE]>(),
+                &mut *out_mad.cast::<[u8; MAD_SIZE]>(),
+            )
+        };
+        T::process_mad(dev, port, mad, out) as i32
+    }
+
     // Verbs objects. The core passes blocks of `size_ib_*` bytes (see
     // `ops`), so `Object::init` and `Object::from_raw` are sound on them;
     // it calls an object's operations only between its create and destroy,
@@ -662,7 +830,9 @@ impl<T: Operations> IbDevice<T> {
                     udata(sys::rrxe_attrs_udata(attrs)),
                 )
             };
-            let (data, cqe) = T::create_cq(dev, attr, ud.as_ref())?;
+            // SAFETY: `cq` is being created on our device.
+            let handle = unsafe { CqHandle::new(cq) }.ok_or(EINVAL)?;
+            let (data, cqe) = T::create_cq(dev, handle, attr, ud.as_ref())?;
             // SAFETY: see above; the driver sets the capacity it created.
             unsafe {
                 (*cq).cqe = i32::try_from(cqe).unwrap_or(i32::MAX);
@@ -709,8 +879,18 @@ impl<T: Operations> IbDevice<T> {
     unsafe extern "C" fn poll_cq(cq: *mut sys::ib_cq, num: i32, wc: *mut sys::ib_wc) -> i32 {
         from_result(|| {
             let max = usize::try_from(num).map_err(|_| EINVAL)?;
-            // SAFETY: see above; `wc` has room for `num` entries.
-            let n = T::poll_cq(unsafe { Cq::<T>::from_raw(cq) }, wc, max)?;
+            if max == 0 || wc.is_null() {
+                return Ok(0);
+            }
+            // SAFETY: see above; `wc` has room for `num` entries, which we
+            // only write.
+            let (obj, wc) = unsafe {
+                (
+                    Cq::<T>::from_raw(cq),
+                    core::slice::from_raw_parts_mut(wc.cast::<MaybeUninit<WorkCompletion>>(), max),
+                )
+            };
+            let n = T::poll_cq(obj, wc)?;
             Ok(i32::try_from(n.min(max)).unwrap_or(0))
         })
     }
@@ -724,9 +904,20 @@ impl<T: Operations> IbDevice<T> {
         ud: *mut sys::ib_udata,
     ) -> i32 {
         from_result(|| {
-            // SAFETY: see above; `init` is valid and exclusive.
-            let (dev, init, ud) = unsafe { (Self::from_raw((*qp).device), &mut *init, udata(ud)) };
-            let (data, qpn) = T::create_qp(dev, init, ud.as_ref())?;
+            // SAFETY: see above; `init` is valid and exclusive, and the CQs
+            // and SRQ it names are objects of our device that the core holds
+            // for the QP.
+            let (dev, init, ud, binding) = unsafe {
+                let init = &mut *init;
+                let binding = QpBinding {
+                    handle: QpHandle::new(qp).ok_or(EINVAL)?,
+                    send_cq: (!init.send_cq.is_null()).then(|| Cq::<T>::from_raw(init.send_cq)),
+                    recv_cq: (!init.recv_cq.is_null()).then(|| Cq::<T>::from_raw(init.recv_cq)),
+                    srq: (!init.srq.is_null()).then(|| Srq::<T>::from_raw(init.srq)),
+                };
+                (Self::from_raw((*qp).device), init, udata(ud), binding)
+            };
+            let (data, qpn) = T::create_qp(dev, init, binding, ud.as_ref())?;
             // SAFETY: see above.
             unsafe {
                 (*qp).qp_num = qpn;
@@ -778,6 +969,33 @@ impl<T: Operations> IbDevice<T> {
         unsafe { destroy(qp, T::destroy_qp) }
     }
 
+    /// Reports a refused post: `bad` gets the request that failed.
+    ///
+    /// # Safety
+    ///
+    /// `first` is NULL or a valid chain of `W` whose first field is `next`,
+    /// and `bad` is NULL or a valid out-parameter.
+    unsafe fn post_result<W>(
+        ret: Result<(), PostError>,
+        first: *const W,
+        bad: *mut *const W,
+        next: impl Fn(*const W) -> *const W,
+    ) -> i32 {
+        let Err(e) = ret else { return 0 };
+        if !bad.is_null() {
+            let mut failed = first;
+            for _ in 0..e.posted {
+                if failed.is_null() {
+                    break;
+                }
+                failed = next(failed);
+            }
+            // SAFETY: `bad` is a valid out-parameter.
+            unsafe { *bad = failed };
+        }
+        e.err.to_errno()
+    }
+
     /// # Safety
     ///
     /// Called only by the RDMA core as `post_send`.
@@ -786,16 +1004,15 @@ impl<T: Operations> IbDevice<T> {
         wr: *const sys::ib_send_wr,
         bad: *mut *const sys::ib_send_wr,
     ) -> i32 {
-        let ret = from_result(|| {
-            // SAFETY: see above.
-            let obj = unsafe { Qp::<T>::from_raw(qp) };
-            T::post_send(obj, !wr.is_null()).map(|()| 0)
-        });
-        if ret != 0 && !bad.is_null() {
-            // SAFETY: `bad` is a valid out-parameter; nothing was posted.
-            unsafe { *bad = wr };
+        // SAFETY: see above. A user doorbell passes a NULL chain; a kernel
+        // chain is valid during the call, and its layout follows the QP
+        // type.
+        unsafe {
+            let obj = Qp::<T>::from_raw(qp);
+            let datagram = matches!((*qp).qp_type, sys::IB_QPT_UD | sys::IB_QPT_GSI);
+            let wrs = (!wr.is_null()).then(|| SendWrs::new(wr, datagram));
+            Self::post_result(T::post_send(obj, wrs), wr, bad, |w| (*w).next)
         }
-        ret
     }
 
     /// # Safety
@@ -806,16 +1023,29 @@ impl<T: Operations> IbDevice<T> {
         wr: *const sys::ib_recv_wr,
         bad: *mut *const sys::ib_recv_wr,
     ) -> i32 {
-        let ret = from_result(|| {
-            // SAFETY: see above.
-            let obj = unsafe { Qp::<T>::from_raw(qp) };
-            T::post_recv(obj, !wr.is_null()).map(|()| 0)
-        });
-        if ret != 0 && !bad.is_null() {
-            // SAFETY: `bad` is a valid out-parameter; nothing was posted.
-            unsafe { *bad = wr };
+        // SAFETY: see above; as in `post_send`.
+        unsafe {
+            let obj = Qp::<T>::from_raw(qp);
+            let wrs = (!wr.is_null()).then(|| RecvWrs::new(wr));
+            Self::post_result(T::post_recv(obj, wrs), wr, bad, |w| (*w).next)
         }
-        ret
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `post_srq_recv`.
+    unsafe extern "C" fn post_srq_recv(
+        srq: *mut sys::ib_srq,
+        wr: *const sys::ib_recv_wr,
+        bad: *mut *const sys::ib_recv_wr,
+    ) -> i32 {
+        // SAFETY: see above; only kernel consumers call this, with a valid
+        // chain.
+        unsafe {
+            let obj = Srq::<T>::from_raw(srq);
+            let ret = T::post_srq_recv(obj, RecvWrs::new(wr));
+            Self::post_result(ret, wr, bad, |w| (*w).next)
+        }
     }
 
     /// # Safety
@@ -982,6 +1212,100 @@ impl<T: Operations> IbDevice<T> {
             drop(unsafe { KBox::from_raw(mr.cast::<Mr<T>>()) });
             Ok(0)
         })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `rereg_user_mr`, on an MR from
+    /// `new_mr`.
+    unsafe extern "C" fn rereg_user_mr(
+        mr: *mut sys::ib_mr,
+        flags: i32,
+        _start: u64,
+        _length: u64,
+        _iova: u64,
+        access: i32,
+        pd: *mut sys::ib_pd,
+        _ud: *mut sys::ib_udata,
+    ) -> *mut sys::ib_mr {
+        let flags = flags as u32;
+        // SAFETY: see above; the new PD, if the flags name one, is an
+        // object of our device that the core holds during the call.
+        let (obj, new_pd) = unsafe {
+            let new_pd =
+                (flags & sys::IB_MR_REREG_PD != 0 && !pd.is_null()).then(|| Pd::<T>::from_raw(pd));
+            (Mr::<T>::from_raw(mr), new_pd)
+        };
+        match T::rereg_user_mr(obj, flags, access as u32, new_pd) {
+            // NULL: the MR was changed in place.
+            Ok(()) => core::ptr::null_mut(),
+            Err(e) => e.to_ptr(),
+        }
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `alloc_mr`.
+    unsafe extern "C" fn alloc_mr(
+        pd: *mut sys::ib_pd,
+        mr_type: u32,
+        max_num_sg: u32,
+    ) -> *mut sys::ib_mr {
+        // SAFETY: see above.
+        let pd = unsafe { Pd::<T>::from_raw(pd) };
+        Self::new_mr(T::alloc_mr(pd, mr_type, max_num_sg))
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `map_mr_sg`, on an MR from `new_mr`.
+    unsafe extern "C" fn map_mr_sg(
+        mr: *mut sys::ib_mr,
+        sg: *mut sys::scatterlist,
+        nents: i32,
+        offset: *mut u32,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: see above; the core set `page_size` before the call.
+            let (obj, page_size) = unsafe { (Mr::<T>::from_raw(mr), (*mr).page_size) };
+            T::map_mr_sg_start(obj, page_size)?;
+            // SAFETY: the scatterlist is the consumer's, valid for the call;
+            // `set_page` is called back synchronously on this MR.
+            Ok(unsafe { sys::ib_sg_to_pages(mr, sg, nents, offset, Some(Self::set_page)) })
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by `ib_sg_to_pages` from `map_mr_sg`, on that MR.
+    unsafe extern "C" fn set_page(mr: *mut sys::ib_mr, addr: u64) -> i32 {
+        // SAFETY: see above.
+        from_result(|| T::mr_set_page(unsafe { Mr::<T>::from_raw(mr) }, addr).map(|()| 0))
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `alloc_mw`.
+    unsafe extern "C" fn alloc_mw(mw: *mut sys::ib_mw, _ud: *mut sys::ib_udata) -> i32 {
+        from_result(|| {
+            // SAFETY: see above; the core set `pd` and `type` before the call.
+            let (pd, ty) = unsafe { (Pd::<T>::from_raw((*mw).pd), (*mw).type_) };
+            let (data, rkey) = T::alloc_mw(pd, ty)?;
+            // SAFETY: see above.
+            unsafe {
+                (*mw).rkey = rkey;
+                Mw::<T>::init(mw, data);
+            }
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `dealloc_mw`.
+    unsafe extern "C" fn dealloc_mw(mw: *mut sys::ib_mw) -> i32 {
+        // SAFETY: see above.
+        unsafe { destroy(mw, T::dealloc_mw) }
     }
 
     /// # Safety

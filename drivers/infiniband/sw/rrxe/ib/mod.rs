@@ -6,23 +6,29 @@
 //! to be independent of rrxe, as they would be in `rust/kernel/rdma`.
 
 mod device;
+mod handle;
 mod link;
 mod object;
 mod qp_attr;
 mod queue_buf;
+mod stats;
 mod udata;
 mod umem;
+mod wr;
 
 pub(crate) use device::{
-    Ah, Cq, DeviceHandle, DeviceParams, IbDevice, Mr, MrKeys, Operations, Pd, PortEvent, Qp, Srq,
-    Unregistered,
+    Ah, Cq, DeviceHandle, DeviceParams, IbDevice, Mr, MrKeys, Mw, Operations, Pd, PortEvent,
+    PostError, Qp, QpBinding, Srq, Unregistered,
 };
+pub(crate) use handle::{CqHandle, Event, QpHandle};
 pub(crate) use link::{LinkOps, LinkRegistration};
 pub(crate) use object::Object;
 pub(crate) use qp_attr::{AhAttr, StoredAhAttr, StoredQpAttr};
 pub(crate) use queue_buf::{MmInfo, QueueBuf};
+pub(crate) use stats::StatDesc;
 pub(crate) use udata::Udata;
 pub(crate) use umem::Umem;
+pub(crate) use wr::{KernelSge, RecvWr, RecvWrs, SendWr, SendWrs};
 
 /// Device attributes returned by `query_device` (plain C data).
 pub(crate) type DeviceAttr = crate::sys::ib_device_attr;
@@ -44,6 +50,17 @@ pub(crate) type QpCap = crate::sys::ib_qp_cap;
 pub(crate) type QpAttr = crate::sys::ib_qp_attr;
 /// A kernel work completion (plain C data).
 pub(crate) type WorkCompletion = crate::sys::ib_wc;
+/// A kernel work completion queued by a driver until its consumer polls it.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct QueuedWc(pub(crate) WorkCompletion);
+
+// SAFETY: plain data; the pointers in it (the QP, the consumer's `wr_cqe`)
+// are never dereferenced by the driver, only handed back to the consumer
+// that polls them, on whatever thread it polls.
+unsafe impl Send for QueuedWc {}
+// SAFETY: as above.
+unsafe impl Sync for QueuedWc {}
+
 /// A user work completion as the rxe provider reads it from the CQ ring.
 pub(crate) type UserWorkCompletion = crate::sys::ib_uverbs_wc;
 /// SRQ creation arguments (plain C data).
@@ -82,12 +99,12 @@ pub(crate) mod consts {
         IB_DEVICE_MEM_WINDOW_TYPE_2B, IB_DEVICE_MODIFY_NODE_DESC, IB_DEVICE_MODIFY_SYS_IMAGE_GUID,
         IB_DEVICE_PORT_ACTIVE_EVENT, IB_DEVICE_RC_RNR_NAK_GEN, IB_DEVICE_SRQ_RESIZE,
         IB_DEVICE_SYS_IMAGE_GUID, IB_DEVICE_UD_AV_PORT_ENFORCE, IB_GID_TYPE_ROCE_UDP_ENCAP,
-        IB_LINK_LAYER_ETHERNET, IB_MGMT_MAD_SIZE, IB_MTU_256, IB_MTU_4096, IB_PORT_ACTIVE,
-        IB_PORT_CM_SUP, IB_PORT_DOWN, IB_PORT_PHYS_STATE_DISABLED, IB_PORT_PHYS_STATE_LINK_UP,
-        IB_PORT_PHYS_STATE_POLLING, IB_PORT_RESET_QKEY_CNTR, IB_SIGNAL_ALL_WR, IB_SIGNAL_REQ_WR,
-        IB_SRQT_BASIC, IB_SRQ_LIMIT, IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND,
-        IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, IB_WIDTH_1X, RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP,
-        RDMA_DRIVER_RXE,
+        IB_LINK_LAYER_ETHERNET, IB_MGMT_MAD_SIZE, IB_MR_REREG_PD, IB_MR_TYPE_MEM_REG, IB_MTU_256,
+        IB_MTU_4096, IB_MW_TYPE_1, IB_MW_TYPE_2, IB_PORT_ACTIVE, IB_PORT_CM_SUP, IB_PORT_DOWN,
+        IB_PORT_PHYS_STATE_DISABLED, IB_PORT_PHYS_STATE_LINK_UP, IB_PORT_PHYS_STATE_POLLING,
+        IB_PORT_RESET_QKEY_CNTR, IB_SIGNAL_ALL_WR, IB_SIGNAL_REQ_WR, IB_SRQT_BASIC, IB_SRQ_LIMIT,
+        IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ,
+        IB_WC_WR_FLUSH_ERR, IB_WIDTH_1X, RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_DRIVER_RXE,
     };
 }
 

@@ -163,6 +163,31 @@ impl QueueBuf {
         Ok(())
     }
 
+    /// Copies the bytes of `value` (padding included) into the buffer at
+    /// `offset`. `EINVAL` if they do not fit there.
+    pub(crate) fn write_value<V>(&self, offset: usize, value: &V) -> Result {
+        self.check(offset, size_of::<V>())?;
+        // SAFETY: the range is inside the buffer, which we may write; a
+        // byte copy (memcpy) may include uninitialised padding.
+        unsafe {
+            core::ptr::copy_nonoverlapping(
+                core::ptr::from_ref(value).cast::<u8>(),
+                self.buf.as_ptr().add(offset),
+                size_of::<V>(),
+            )
+        };
+        Ok(())
+    }
+
+    /// Zeroes `len` bytes at `offset`. `EINVAL` if the range is not inside
+    /// the buffer.
+    pub(crate) fn zero(&self, offset: usize, len: usize) -> Result {
+        self.check(offset, len)?;
+        // SAFETY: the range is inside the buffer, which we may write.
+        unsafe { core::ptr::write_bytes(self.buf.as_ptr().add(offset), 0, len) };
+        Ok(())
+    }
+
     fn check(&self, offset: usize, len: usize) -> Result {
         match offset.checked_add(len) {
             Some(end) if end <= self.len => Ok(()),

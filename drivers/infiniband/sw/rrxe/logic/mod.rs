@@ -16,8 +16,12 @@
 //! - [`keys`]: MR and MW L_Key/R_Key layout, ranges and reuse.
 //! - [`mr`]: registration access flags, and the bounds and permission
 //!   check every use of a memory region goes through.
+//! - [`wr`]: which work requests each QP type takes, and their checks.
+//! - [`mad`]: the performance management queries a port answers.
 
 pub(crate) mod keys;
+pub(crate) mod mad;
 pub(crate) mod mr;
 pub(crate) mod qp_state;
 pub(crate) mod queue;
+pub(crate) mod wr;

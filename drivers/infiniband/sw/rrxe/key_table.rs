@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Tables of keyed objects (MRs, MWs): an index range of the key space
+//! handed out round-robin, with a variant byte that changes each time an
+//! index is reused, so a stale key never names a new object.
+
+use crate::{
+    logic::keys::{Key, KeyKind},
+    round_robin::RoundRobin,
+};
+use kernel::{
+    new_mutex,
+    prelude::*,
+    sync::{Arc, Mutex},
+    xarray::{AllocKind, XArray},
+};
+
+/// An object that lives under a key.
+pub(crate) trait Keyed: Send + Sync + 'static {
+    /// Its key.
+    fn key(&self) -> Key;
+}
+
+/// A device's objects of one kind by key index.
+#[pin_data]
+pub(crate) struct KeyTable<E: Keyed> {
+    #[pin]
+    items: XArray<Arc<E>>,
+    /// Serialises index allocation, so that an index found free stays free
+    /// while the entry is stored (which may sleep, dropping the array lock).
+    #[pin]
+    create: Mutex<()>,
+    /// Where the search for a free index continues; its allocation count
+    /// is also the source of key variants.
+    next: RoundRobin,
+    kind: KeyKind,
+}
+
+impl<E: Keyed> KeyTable<E> {
+    /// An empty table over `kind`'s index range.
+    pub(crate) fn new(kind: KeyKind) -> impl PinInit<Self> {
+        pin_init!(Self {
+            items <- XArray::new(AllocKind::Alloc),
+            create <- new_mutex!(()),
+            next: RoundRobin::new(),
+            kind,
+        })
+    }
+
+    /// Gives `make` a free index and key and enters what it makes.
+    pub(crate) fn insert(&self, make: impl FnOnce(Key) -> Result<Arc<E>>) -> Result<Arc<E>> {
+        let _creating = self.create.lock();
+        let (min, max) = (self.kind.min_index(), self.kind.max_index());
+        let span = max - min + 1;
+        let key = {
+            let items = self.items.lock();
+            let (index, n) = self
+                .next
+                .find(min, span, |i| items.get(i as usize).is_none())
+                .ok_or(ENOMEM)?;
+            // Low byte of the allocation count: consecutive uses of one
+            // index are `span` allocations apart, which is not a multiple of
+            // 256, so their variants differ.
+            Key::new(index, n as u8).ok_or(ENOMEM)?
+        };
+        let item = make(key)?;
+        self.items
+            .lock()
+            .store(key.index() as usize, item.clone(), GFP_KERNEL)
+            .map_err(|_| ENOMEM)?;
+        Ok(item)
+    }
+
+    /// Takes `item` out of the table.
+    pub(crate) fn remove(&self, item: &E) {
+        let removed = self.items.lock().remove(item.key().index() as usize);
+        // Dropped outside the lock: the last reference may free a lot.
+        drop(removed);
+    }
+
+    /// The object `key` names, if the key is current.
+    pub(crate) fn get(&self, key: u32) -> Option<Arc<E>> {
+        let index = Key::from_raw(key).index() as usize;
+        let item = self.items.lock().get(index).map(Arc::from)?;
+        item.key().matches(key).then_some(item)
+    }
+}

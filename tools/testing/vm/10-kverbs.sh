@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Kernel consumers of the verbs (what NVMe-oF, NFS/RDMA and rdma_cm use):
+# tools/testing/kverbs/rrxe_kverbs_test.ko drives a device through the
+# kernel API (PD, CQ, RC/UD QPs, posting and its checks, flushing, fast
+# registration, AHs, an SRQ) and logs one line per check. It runs on
+# rdma_rxe and on rrxe; every check must pass on both. The GSI QP the MAD
+# layer creates on every device (a kernel consumer too) and the port's
+# counters are compared as well.
+. "$RRXE_TOP/tools/testing/lib.sh"
+
+ko="$RRXE_TOP/tools/testing/kverbs/rrxe_kverbs_test.ko"
+rxe_and_rrxe rxe0 rrxe0
+for dev in rxe0 rrxe0; do
+	port_active $dev || echo "# setup: $dev port 1 is not ACTIVE"
+done
+
+for dev in rxe0 rrxe0; do
+	dmesg -C
+	if ! insmod "$ko" dev=$dev; then
+		not_ok "$dev: insmod of the kernel verbs test"
+		continue
+	fi
+	rmmod rrxe_kverbs_test
+	out=$(dmesg | sed -n 's/.*kverbs: //p')
+	echo "$out" | grep '^#' | sed "s/^/# $dev: /"
+	echo "$out" | grep -q '^done on' || not_ok "$dev: the kernel verbs test did not finish"
+	while read -r line; do
+		case $line in
+		"ok - "*) ok "$dev: ${line#ok - }" ;;
+		"not ok - "*) not_ok "$dev: ${line#not ok - }" ;;
+		esac
+	done <<<"$out"
+done
+
+# The MAD layer's GSI QP (QP1) exists on both, in RTS.
+for dev in rxe0 rrxe0; do
+	check "$dev: the MAD layer's GSI QP is in RTS" \
+		sh -c "rdma res show qp link $dev/1 | grep -q 'lqpn 1 type GSI state RTS'"
+done
+
+# Same counters, through both interfaces (hw_counters and the PMA).
+names() { ls "/sys/class/infiniband/$1/ports/1/hw_counters" | sort; }
+check "hw_counters: the same names as rdma_rxe" test "$(names rxe0)" = "$(names rrxe0)"
+check "rdma statistic shows rrxe0" sh -c "rdma statistic show link rrxe0/1 | grep -q sent_pkts"
+for c in link_downed port_xmit_data port_rcv_packets; do
+	check "PMA counter $c readable" cat "/sys/class/infiniband/rrxe0/ports/1/counters/$c"
+done
+before=$(cat /sys/class/infiniband/rrxe0/ports/1/hw_counters/link_downed)
+ip link set b0 down
+sleep 0.5
+ip link set b0 up
+sleep 0.5
+after=$(cat /sys/class/infiniband/rrxe0/ports/1/hw_counters/link_downed)
+pma=$(cat /sys/class/infiniband/rrxe0/ports/1/counters/link_downed)
+check "link_downed counts a link loss ($before -> $after, PMA $pma)" \
+	test "$after" = $((before + 1)) -a "$pma" = "$after"
+
+rdma link delete rrxe0
+rdma link delete rxe0
+check "rmmod rrxe" unload_rrxe
+rmmod rdma_rxe
+ip link del a0
+finish
