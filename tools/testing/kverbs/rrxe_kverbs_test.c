@@ -306,6 +306,11 @@ static void test_ud_ah_srq(struct env *e)
 		rdma_destroy_ah(ah2, 0);
 	CHECK(!rdma_query_ah(ah, &q) && !memcmp(q.grh.dgid.raw, e->gid.raw, 16),
 	      "query AH gives the GID back");
+	attr.grh.hop_limit = 7;
+	ret = rdma_modify_ah(ah, &attr);
+	CHECK(ret == 0, "modify AH (%d)", ret);
+	CHECK(!rdma_query_ah(ah, &q) && q.grh.hop_limit == 7,
+	      "query AH gives the new hop limit (%d)", q.grh.hop_limit);
 
 	srq = ib_create_srq(e->pd, &sinit);
 	CHECK(!IS_ERR(srq), "create SRQ");

@@ -10,8 +10,9 @@ use crate::{
 use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::{
     alloc::Flags,
+    new_spinlock_irq,
     prelude::*,
-    sync::Arc,
+    sync::{Arc, SpinLockIrq},
     xarray::{AllocKind, XArray},
 };
 
@@ -20,11 +21,14 @@ use kernel::{
 const RESP_LEN: usize = size_of::<CreateAhResp>();
 
 /// An address handle's state, shared with the device's AH table.
+#[pin_data]
 pub(crate) struct AhInner {
     /// Set once, when the handle enters the table (the number is only
     /// known under the table's lock, where nothing may be allocated).
     num: AtomicU32,
-    attr: StoredAhAttr,
+    /// The address vector; `modify_ah` replaces it.
+    #[pin]
+    attr: SpinLockIrq<StoredAhAttr>,
 }
 
 /// The driver data of an AH.
@@ -70,11 +74,11 @@ impl AhTable {
         check(attr)?;
         // Kernel consumers may create AHs in atomic context.
         let gfp: Flags = if sleepable { GFP_KERNEL } else { GFP_ATOMIC };
-        let inner = Arc::new(
-            AhInner {
+        let inner = Arc::pin_init(
+            pin_init!(AhInner {
                 num: AtomicU32::new(0),
-                attr: attr.to_stored(),
-            },
+                attr <- new_spinlock_irq!(attr.to_stored()),
+            }),
             gfp,
         )?;
         let mut ahs = self.ahs.lock();
@@ -110,13 +114,20 @@ impl AhTable {
 }
 
 impl AhInner {
-    /// The attributes as created.
     /// The number UD work requests name the handle by.
     pub(crate) fn num(&self) -> u32 {
-        self.num.load(core::sync::atomic::Ordering::Acquire)
+        self.num.load(Ordering::Acquire)
     }
 
-    pub(crate) fn attr(&self) -> &StoredAhAttr {
-        &self.attr
+    /// The current address vector.
+    pub(crate) fn attr(&self) -> StoredAhAttr {
+        *self.attr.lock()
+    }
+
+    /// `modify_ah`: a new address vector, checked as at creation.
+    pub(crate) fn modify(&self, attr: &AhAttr) -> Result {
+        check(attr)?;
+        *self.attr.lock() = attr.to_stored();
+        Ok(())
     }
 }

@@ -477,6 +477,10 @@ impl Operations for RrxeDevice {
         Ok(())
     }
 
+    fn modify_ah(ah: &Ah<Self>, attr: &AhAttr) -> Result {
+        ah.inner.modify(attr)
+    }
+
     type Mr = RrxeMr;
 
     fn get_dma_mr(pd: &Pd<Self>, access: u32) -> Result<(RrxeMr, MrKeys)> {

@@ -356,6 +356,10 @@ pub(crate) trait Operations: Sized + Send + Sync {
     fn query_ah(_ah: &Ah<Self>, _attr: &mut super::AhAttrRaw) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
+    /// Replaces an address handle's address vector (kernel consumers).
+    fn modify_ah(_ah: &Ah<Self>, _attr: &AhAttr) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
 
     /// Driver data of a memory region.
     type Mr: Send + Sync;
@@ -537,6 +541,7 @@ impl<T: Operations> IbDevice<T> {
             create_user_ah: op!(T::HAS_CREATE_AH, Self::create_ah),
             destroy_ah: op!(T::HAS_DESTROY_AH, Self::destroy_ah),
             query_ah: op!(T::HAS_QUERY_AH, Self::query_ah),
+            modify_ah: op!(T::HAS_MODIFY_AH, Self::modify_ah),
             alloc_pd: op!(T::HAS_ALLOC_PD, Self::alloc_pd),
             dealloc_pd: op!(T::HAS_DEALLOC_PD, Self::dealloc_pd),
             create_cq: op!(T::HAS_CREATE_CQ, Self::create_cq),
@@ -1146,6 +1151,19 @@ impl<T: Operations> IbDevice<T> {
             // SAFETY: see above; `attr` is a valid, exclusive out-parameter.
             let (obj, attr) = unsafe { (Ah::<T>::from_raw(ah), &mut *attr) };
             T::query_ah(obj, attr)?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `modify_ah`.
+    unsafe extern "C" fn modify_ah(ah: *mut sys::ib_ah, attr: *mut sys::rdma_ah_attr) -> i32 {
+        from_result(|| {
+            // SAFETY: see above; `attr` is valid for reads, and the core
+            // holds its GID reference during the call.
+            let (obj, attr) = unsafe { (Ah::<T>::from_raw(ah), AhAttr::from_raw(attr)) };
+            T::modify_ah(obj, attr)?;
             Ok(0)
         })
     }
