@@ -5,6 +5,7 @@
 
 use crate::{
     ib::{consts::*, AhAttr, CreateAhResp, StoredAhAttr, Udata},
+    irq_table::IrqTable,
     params,
 };
 use core::sync::atomic::{AtomicU32, Ordering};
@@ -13,7 +14,7 @@ use kernel::{
     new_spinlock_irq,
     prelude::*,
     sync::{Arc, SpinLockIrq},
-    xarray::{AllocKind, XArray},
+    xarray::AllocKind,
 };
 
 /// `struct rxe_create_ah_resp` is this long; an older provider that leaves
@@ -53,14 +54,14 @@ fn check(attr: &AhAttr) -> Result {
 #[pin_data]
 pub(crate) struct AhTable {
     #[pin]
-    ahs: XArray<Arc<AhInner>>,
+    ahs: IrqTable<AhInner>,
 }
 
 impl AhTable {
     /// An empty table.
     pub(crate) fn new() -> impl PinInit<Self> {
         pin_init!(Self {
-            ahs <- XArray::new(AllocKind::Alloc1),
+            ahs <- IrqTable::new(AllocKind::Alloc1),
         })
     }
 
@@ -81,16 +82,13 @@ impl AhTable {
             }),
             gfp,
         )?;
-        let mut ahs = self.ahs.lock();
-        // The lowest free number: AH numbers are small and dense.
-        let num = (1..=params::MAX_AH)
-            .find(|&n| ahs.get(n as usize).is_none())
-            .ok_or(ENOMEM)?;
-        inner.num.store(num, Ordering::Relaxed);
-        // An atomic allocation never drops the lock, so `num` stays free.
-        ahs.store(num as usize, inner.clone(), GFP_ATOMIC)
-            .map_err(|_| ENOMEM)?;
-        drop(ahs);
+        // The lowest free number: AH numbers are small and dense. Kernel
+        // consumers create AHs in atomic context, so the number is chosen
+        // and filled under the table's lock, which never sleeps.
+        let num = self
+            .ahs
+            .store_first_free(1..=params::MAX_AH as usize, inner.clone())? as u32;
+        inner.num.store(num, Ordering::Release);
         if let Some(udata) = udata {
             if udata.outlen() >= RESP_LEN {
                 if let Err(e) = udata.respond(&CreateAhResp {
@@ -108,7 +106,7 @@ impl AhTable {
     /// Takes `ah` out of the table.
     pub(crate) fn remove(&self, ah: &AhInner) {
         let num = ah.num.load(Ordering::Relaxed) as usize;
-        let removed = self.ahs.lock().remove(num);
+        let removed = self.ahs.remove(num);
         drop(removed);
     }
 }

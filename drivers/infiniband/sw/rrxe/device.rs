@@ -11,6 +11,7 @@ use crate::{
         Mr, MrKeys, Mw, Operations, Pd, PortAttr, PortEvent, PortImmutable, PortModify, PostError,
         Qp, QpAttr, QpBinding, QpInitAttr, RecvWrs, SendWrs, Srq, Udata, WorkCompletion,
     },
+    irq_table::IrqTable,
     logic::{mad, qp_state::QpType},
     mr::{MrSpec, MrTable, RrxeMr},
     mw::{MwTable, RrxeMw},
@@ -32,7 +33,7 @@ use kernel::{
     new_mutex, new_spinlock,
     prelude::*,
     sync::{Arc, Mutex, SpinLock},
-    xarray::{AllocKind, XArray},
+    xarray::AllocKind,
 };
 
 /// A count of objects bounded by a device limit.
@@ -136,7 +137,7 @@ pub(crate) struct RrxeDevice {
     sys_image_guid: SpinLock<u64>,
     /// Live QPs by number (the GSI QP at 1).
     #[pin]
-    qps: XArray<Arc<QpInner>>,
+    qps: IrqTable<QpInner>,
     /// Serialises QP creation, so that a number found free stays free while
     /// the QP is built (which sleeps, so it cannot happen under `qps`' lock).
     #[pin]
@@ -165,7 +166,7 @@ impl RrxeDevice {
             id,
             shared,
             sys_image_guid <- new_spinlock!(guid),
-            qps <- XArray::new(AllocKind::Alloc),
+            qps <- IrqTable::new(AllocKind::Alloc),
             qp_create <- new_mutex!(()),
             mrs <- MrTable::new_mrs(),
             mws <- MwTable::new_mws(),
@@ -185,32 +186,26 @@ impl RrxeDevice {
         gsi: bool,
     ) -> Result<Arc<QpInner>> {
         let _creating = self.qp_create.lock();
-        let qpn = {
-            let qps = self.qps.lock();
-            if gsi {
-                if qps.get(1).is_some() {
-                    return Err(EINVAL);
-                }
-                1
-            } else {
-                self.free_qpn(&qps)?
+        let qpn = if gsi {
+            if self.qps.contains(1) {
+                return Err(EINVAL);
             }
+            1
+        } else {
+            self.free_qpn()?
         };
         let qp = make(qpn)?;
-        self.qps
-            .lock()
-            .store(qpn as usize, qp.clone(), GFP_KERNEL)
-            .map_err(|_| ENOMEM)?;
+        self.qps.store(qpn as usize, qp.clone())?;
         Ok(qp)
     }
 
     /// A QP number from `MIN_QPN` on that is not in use, searched
     /// round-robin so that a number is not reused right after its QP is
-    /// destroyed.
-    fn free_qpn(&self, qps: &kernel::xarray::Guard<'_, Arc<QpInner>>) -> Result<u32> {
+    /// destroyed. Runs under `qp_create`, so a number found free stays so.
+    fn free_qpn(&self) -> Result<u32> {
         self.next_qpn
             .find(params::MIN_QPN, params::MAX_QP, |qpn| {
-                qps.get(qpn as usize).is_none()
+                !self.qps.contains(qpn as usize)
             })
             .map(|(qpn, _)| qpn)
             .ok_or(ENOMEM)
@@ -397,11 +392,7 @@ impl Operations for RrxeDevice {
 
     fn destroy_qp(qp: &Qp<Self>) -> Result {
         qp.inner.destroy();
-        let removed = qp
-            .device::<Self>()
-            .qps
-            .lock()
-            .remove(qp.inner.qpn() as usize);
+        let removed = qp.device::<Self>().qps.remove(qp.inner.qpn() as usize);
         drop(removed);
         Ok(())
     }

@@ -5,6 +5,7 @@
 //! index is reused, so a stale key never names a new object.
 
 use crate::{
+    irq_table::IrqTable,
     logic::keys::{Key, KeyKind},
     round_robin::RoundRobin,
 };
@@ -12,7 +13,7 @@ use kernel::{
     new_mutex,
     prelude::*,
     sync::{Arc, Mutex},
-    xarray::{AllocKind, XArray},
+    xarray::AllocKind,
 };
 
 /// An object that lives under a key.
@@ -25,9 +26,9 @@ pub(crate) trait Keyed: Send + Sync + 'static {
 #[pin_data]
 pub(crate) struct KeyTable<E: Keyed> {
     #[pin]
-    items: XArray<Arc<E>>,
+    items: IrqTable<E>,
     /// Serialises index allocation, so that an index found free stays free
-    /// while the entry is stored (which may sleep, dropping the array lock).
+    /// while the entry is made (which may sleep) and stored.
     #[pin]
     create: Mutex<()>,
     /// Where the search for a free index continues; its allocation count
@@ -40,7 +41,7 @@ impl<E: Keyed> KeyTable<E> {
     /// An empty table over `kind`'s index range.
     pub(crate) fn new(kind: KeyKind) -> impl PinInit<Self> {
         pin_init!(Self {
-            items <- XArray::new(AllocKind::Alloc),
+            items <- IrqTable::new(AllocKind::Alloc),
             create <- new_mutex!(()),
             next: RoundRobin::new(),
             kind,
@@ -52,28 +53,22 @@ impl<E: Keyed> KeyTable<E> {
         let _creating = self.create.lock();
         let (min, max) = (self.kind.min_index(), self.kind.max_index());
         let span = max - min + 1;
-        let key = {
-            let items = self.items.lock();
-            let (index, n) = self
-                .next
-                .find(min, span, |i| items.get(i as usize).is_none())
-                .ok_or(ENOMEM)?;
-            // Low byte of the allocation count: consecutive uses of one
-            // index are `span` allocations apart, which is not a multiple of
-            // 256, so their variants differ.
-            Key::new(index, n as u8).ok_or(ENOMEM)?
-        };
+        let (index, n) = self
+            .next
+            .find(min, span, |i| !self.items.contains(i as usize))
+            .ok_or(ENOMEM)?;
+        // Low byte of the allocation count: consecutive uses of one index
+        // are `span` allocations apart, which is not a multiple of 256, so
+        // their variants differ.
+        let key = Key::new(index, n as u8).ok_or(ENOMEM)?;
         let item = make(key)?;
-        self.items
-            .lock()
-            .store(key.index() as usize, item.clone(), GFP_KERNEL)
-            .map_err(|_| ENOMEM)?;
+        self.items.store(key.index() as usize, item.clone())?;
         Ok(item)
     }
 
     /// Takes `item` out of the table.
     pub(crate) fn remove(&self, item: &E) {
-        let removed = self.items.lock().remove(item.key().index() as usize);
+        let removed = self.items.remove(item.key().index() as usize);
         // Dropped outside the lock: the last reference may free a lot.
         drop(removed);
     }
@@ -81,7 +76,7 @@ impl<E: Keyed> KeyTable<E> {
     /// The object `key` names, if the key is current.
     pub(crate) fn get(&self, key: u32) -> Option<Arc<E>> {
         let index = Key::from_raw(key).index() as usize;
-        let item = self.items.lock().get(index).map(Arc::from)?;
+        let item = self.items.get(index)?;
         item.key().matches(key).then_some(item)
     }
 }

@@ -17,6 +17,7 @@ mod cq;
 mod device;
 mod events;
 mod ib;
+mod irq_table;
 mod key_table;
 mod link;
 mod mr;

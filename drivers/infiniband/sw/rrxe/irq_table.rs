@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Tables of shared objects by number (QPs, MRs, MWs, AHs) that the data
+//! path reads in softirq context while verbs change them in process
+//! context.
+//!
+//! The XArray's own lock is a plain spinlock: taken in process context with
+//! interrupts on, a softirq on the same CPU that looks something up would
+//! spin on it forever. So every access here first takes an
+//! interrupt-disabling lock, and the XArray lock is only ever taken inside
+//! it. Nothing sleeps with the locks held: stores allocate atomically.
+
+use kernel::{
+    new_spinlock_irq,
+    prelude::*,
+    sync::{Arc, SpinLockIrq},
+    xarray::{AllocKind, XArray},
+};
+
+/// Objects of type `E` by number, usable from any context.
+#[pin_data]
+pub(crate) struct IrqTable<E: Send + Sync + 'static> {
+    /// Held around every use of `xa`, with interrupts off.
+    #[pin]
+    irq: SpinLockIrq<()>,
+    #[pin]
+    xa: XArray<Arc<E>>,
+}
+
+impl<E: Send + Sync + 'static> IrqTable<E> {
+    /// An empty table (`kind` as for [`XArray::new`]).
+    pub(crate) fn new(kind: AllocKind) -> impl PinInit<Self> {
+        pin_init!(Self {
+            irq <- new_spinlock_irq!(()),
+            xa <- XArray::new(kind),
+        })
+    }
+
+    /// The object numbered `index`, with a reference the caller owns.
+    pub(crate) fn get(&self, index: usize) -> Option<Arc<E>> {
+        let _irq = self.irq.lock();
+        self.xa.lock().get(index).map(Arc::from)
+    }
+
+    /// Whether `index` is in use.
+    pub(crate) fn contains(&self, index: usize) -> bool {
+        let _irq = self.irq.lock();
+        self.xa.lock().get(index).is_some()
+    }
+
+    /// Enters `item` as `index`. Callers make sure `index` is free (a
+    /// mutex around choosing and storing).
+    pub(crate) fn store(&self, index: usize, item: Arc<E>) -> Result {
+        let _irq = self.irq.lock();
+        self.xa
+            .lock()
+            .store(index, item, GFP_ATOMIC)
+            .map(drop)
+            .map_err(|_| ENOMEM)
+    }
+
+    /// Enters `item` under the first free number of `range`, chosen and
+    /// filled under one lock; returns the number.
+    pub(crate) fn store_first_free(
+        &self,
+        range: core::ops::RangeInclusive<usize>,
+        item: Arc<E>,
+    ) -> Result<usize> {
+        let _irq = self.irq.lock();
+        let mut xa = self.xa.lock();
+        let index = range
+            .into_iter()
+            .find(|&i| xa.get(i).is_none())
+            .ok_or(ENOMEM)?;
+        xa.store(index, item, GFP_ATOMIC).map_err(|_| ENOMEM)?;
+        Ok(index)
+    }
+
+    /// Takes the object numbered `index` out. The caller drops it, outside
+    /// the lock (the last reference may free a lot).
+    pub(crate) fn remove(&self, index: usize) -> Option<Arc<E>> {
+        let _irq = self.irq.lock();
+        self.xa.lock().remove(index)
+    }
+}
