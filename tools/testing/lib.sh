@@ -113,3 +113,12 @@ rxe_and_rrxe() {
 	setup rdma link add "$1" type rxe netdev a0 || echo "# setup: no $1"
 	setup rdma link add "$2" type rrxe netdev b0 || echo "# setup: no $2"
 }
+
+# rxe_and_rrxe_teardown REF DUT: undoes rxe_and_rrxe; problems are comments.
+rxe_and_rrxe_teardown() {
+	rdma link delete "$2" 2>/dev/null
+	rdma link delete "$1" 2>/dev/null
+	rmmod rrxe 2>&1 | sed 's/^/# teardown: /'
+	rmmod rdma_rxe 2>&1 | sed 's/^/# teardown: /'
+	ip link del a0
+}

@@ -80,10 +80,6 @@ else
 fi
 
 rm -rf "$tmp"
-rdma link delete $dut 2>/dev/null
-rdma link delete $ref 2>/dev/null
-rmmod rrxe 2>&1 | sed 's/^/# teardown: /'
-rmmod rdma_rxe 2>&1 | sed 's/^/# teardown: /'
-ip link del a0
+rxe_and_rrxe_teardown $ref $dut
 echo "# 07-verbs-objects took ${SECONDS}s"
 finish

@@ -157,10 +157,6 @@ echo "# ${#ids[@]} tests: $same same outcome, $dp rrxe data-path skips where rxe
 	"$both_skip skipped on both, $differ differ"
 
 rm -rf "$tmp"
-rdma link delete $dut 2>/dev/null
-rdma link delete $ref 2>/dev/null
-rmmod rrxe 2>&1 | sed 's/^/# teardown: /'
-rmmod rdma_rxe 2>&1 | sed 's/^/# teardown: /'
-ip link del a0
+rxe_and_rrxe_teardown $ref $dut
 echo "# 09-rdma-core took ${SECONDS}s"
 finish

@@ -158,7 +158,6 @@ pub(crate) struct CqInner {
     #[pin]
     state: SpinLockIrq<CqState>,
     handle: CqHandle,
-    is_user: bool,
 }
 
 /// The driver data of a CQ.
@@ -202,7 +201,6 @@ impl RrxeCq {
             try_pin_init!(CqInner {
                 state <- new_spinlock_irq!(CqState { slots, notify: 0 }),
                 handle,
-                is_user: udata.is_some(),
             }),
             GFP_KERNEL,
         )?;
@@ -214,12 +212,16 @@ impl RrxeCq {
     pub(crate) fn resize(&self, entries: u32, udata: Option<&Udata>) -> Result<u32> {
         check_entries(entries)?;
         let cq = &self.inner;
-        if entries < cq.state.lock().count() {
+        let (count, is_user) = {
+            let st = cq.state.lock();
+            (st.count(), matches!(st.slots, Slots::User(_)))
+        };
+        if entries < count {
             return Err(EINVAL);
         }
         match udata {
-            Some(udata) if cq.is_user => cq.resize_user(entries, udata),
-            None if !cq.is_user => cq.resize_kernel(entries),
+            Some(udata) if is_user => cq.resize_user(entries, udata),
+            None if !is_user => cq.resize_kernel(entries),
             _ => Err(EINVAL),
         }
     }

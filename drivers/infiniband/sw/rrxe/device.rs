@@ -18,7 +18,6 @@ use crate::{
     net::NetDevRef,
     params,
     pd::RrxePd,
-    post::{self, SendLimits},
     proto,
     qp::{QpInner, QpLinks, RrxeQp},
     registry,
@@ -398,15 +397,7 @@ impl Operations for RrxeDevice {
     }
 
     fn post_send(qp: &Qp<Self>, wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {
-        // The WQEs wait in the ring for the requester (the data path).
-        let qp = &qp.inner;
-        let (max_sge, max_inline) = qp.send_caps();
-        let limits = SendLimits {
-            ty: qp.qp_type(),
-            max_sge,
-            max_inline,
-        };
-        qp.post_send(wrs.map(|wrs| move |sq: &_| post::post_sends(sq, wrs, &limits)))
+        qp.inner.post_send(wrs)
     }
 
     fn post_recv(qp: &Qp<Self>, wrs: Option<RecvWrs<'_>>) -> Result<(), PostError> {

@@ -30,13 +30,22 @@ fn rxe_mask(class: WrClass) -> u32 {
     }
 }
 
-/// Writes a kernel consumer's receive requests into `q`; stops at the
-/// first refused one (rxe's `post_one_recv`).
-pub(crate) fn post_recvs(q: &SharedQueue, wrs: RecvWrs<'_>, max_sge: u32) -> Result<(), PostError> {
+/// Posts each request of a chain with `post_one`, stopping at the first
+/// refused one, which the error names by its position.
+fn post_each<W>(
+    wrs: impl Iterator<Item = W>,
+    mut post_one: impl FnMut(W) -> Result,
+) -> Result<(), PostError> {
     for (posted, wr) in wrs.enumerate() {
-        post_one_recv(q, wr, max_sge).map_err(|err| PostError { posted, err })?;
+        post_one(wr).map_err(|err| PostError { posted, err })?;
     }
     Ok(())
+}
+
+/// Writes a kernel consumer's receive requests into `q` (rxe's
+/// `post_one_recv` for each).
+pub(crate) fn post_recvs(q: &SharedQueue, wrs: RecvWrs<'_>, max_sge: u32) -> Result<(), PostError> {
+    post_each(wrs, |wr| post_one_recv(q, wr, max_sge))
 }
 
 fn post_one_recv(q: &SharedQueue, wr: RecvWr<'_>, max_sge: u32) -> Result {
@@ -82,17 +91,14 @@ pub(crate) struct SendLimits {
     pub(crate) max_inline: u32,
 }
 
-/// Writes a kernel consumer's send requests into `q`; stops at the first
-/// refused one (rxe's `post_one_send`).
+/// Writes a kernel consumer's send requests into `q` (rxe's
+/// `post_one_send` for each).
 pub(crate) fn post_sends(
     q: &SharedQueue,
     wrs: SendWrs<'_>,
     limits: &SendLimits,
 ) -> Result<(), PostError> {
-    for (posted, wr) in wrs.enumerate() {
-        post_one_send(q, wr, limits).map_err(|err| PostError { posted, err })?;
-    }
-    Ok(())
+    post_each(wrs, |wr| post_one_send(q, wr, limits))
 }
 
 fn post_one_send(q: &SharedQueue, wr: SendWr<'_>, limits: &SendLimits) -> Result {
@@ -120,7 +126,8 @@ fn post_one_send(q: &SharedQueue, wr: SendWr<'_>, limits: &SendLimits) -> Result
     {
         return Err(EINVAL);
     }
-    let wqe = send_wqe(&wr, class, length as u32)?;
+    // `check_send` bounded the length by the largest message, 2^31.
+    let wqe = send_wqe(&wr, class, length as u32, num_sge)?;
     let inline = wr.send_flags() & SEND_INLINE != 0;
     q.client_push(|slot| {
         slot.put(0, &wqe)?;
@@ -142,7 +149,7 @@ fn post_one_send(q: &SharedQueue, wr: SendWr<'_>, limits: &SendLimits) -> Result
 }
 
 /// The WQE header of `wr` (rxe's `init_send_wr` and `init_send_wqe`).
-fn send_wqe(wr: &SendWr<'_>, class: WrClass, length: u32) -> Result<SendWqe> {
+fn send_wqe(wr: &SendWr<'_>, class: WrClass, length: u32, num_sge: u32) -> Result<SendWqe> {
     let mut wqe = SendWqe::default();
     let w = &mut wqe.wr;
     w.wr_id = wr.wr_id();
@@ -175,7 +182,7 @@ fn send_wqe(wr: &SendWr<'_>, class: WrClass, length: u32) -> Result<SendWqe> {
     if class != WrClass::LocalOp {
         wqe.dma.length = length;
         wqe.dma.resid = length;
-        wqe.dma.num_sge = u32::try_from(wr.num_sge()).map_err(|_| EINVAL)?;
+        wqe.dma.num_sge = num_sge;
     }
     Ok(wqe)
 }

@@ -7,13 +7,14 @@ use crate::{
     cq::{Completion, CqInner},
     ib::{
         consts::*, CreateQpResp, Event, PostError, QpAttr, QpCap, QpHandle, QpInitAttr, RecvWqe,
-        RecvWrs, SendWqe, Sge, StoredQpAttr, Udata,
+        RecvWrs, SendWqe, SendWrs, Sge, StoredQpAttr, Udata,
     },
     logic::{
         qp_state::{check_mask_supported, check_modify, AttrMask, QpState, QpStateError, QpType},
         queue::QueueType,
     },
-    params, post,
+    params,
+    post::{self, SendLimits},
     queue::SharedQueue,
 };
 use kernel::{
@@ -233,7 +234,7 @@ impl QpInner {
     /// (rxe's `flush_send_queue` and `flush_recv_queue`). If a CQ overflows
     /// the rest are dropped without completions, as in rxe.
     fn flush(&self) {
-        self.flush_queue(&self.sq, &self.send_cq);
+        self.flush_sq();
         if self.has_srq {
             // The SRQ's receives belong to the other QPs sharing it.
             self.handle.event(Event::LastWqeReached);
@@ -242,9 +243,8 @@ impl QpInner {
         }
     }
 
-    fn flush_queue(&self, q: &SpinLockIrq<SharedQueue>, cq: &CqInner) {
-        let mut q = q.lock();
-        self.drain_into(&mut q, cq);
+    fn flush_sq(&self) {
+        self.drain_into(&mut self.sq.lock(), &self.send_cq);
     }
 
     fn flush_rq(&self) {
@@ -283,25 +283,30 @@ impl QpInner {
     }
 
     /// `post_send`: a user doorbell (WQEs already in the ring) or a kernel
-    /// consumer's chain, written into the ring by `post`. In ERR the queue
-    /// is flushed right away, as rxe's send task does.
-    pub(crate) fn post_send(
-        &self,
-        post: Option<impl FnOnce(&SharedQueue) -> Result<(), PostError>>,
-    ) -> Result<(), PostError> {
+    /// consumer's chain, written into the ring. The WQEs wait there for the
+    /// requester (the data path). In ERR the queue is flushed right away,
+    /// as rxe's send task does.
+    pub(crate) fn post_send(&self, wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {
         let refuse = |err| PostError { posted: 0, err };
         let state = self.live_state().map_err(refuse)?;
         // IBA C10-97.2.1 as rxe applies it: sends need RTS or later.
         if state.raw() < QpState::Rts.raw() {
             return Err(refuse(EINVAL));
         }
-        let ret = match post {
-            Some(post) if !self.is_user => post(&self.sq.lock()),
+        let ret = match wrs {
+            Some(wrs) if !self.is_user => {
+                let limits = SendLimits {
+                    ty: self.ty,
+                    max_sge: self.cap.max_send_sge,
+                    max_inline: self.cap.max_inline_data,
+                };
+                post::post_sends(&self.sq.lock(), wrs, &limits)
+            }
             Some(_) => Err(refuse(EINVAL)),
             None => Ok(()),
         };
         if state == QpState::Err {
-            self.flush_queue(&self.sq, &self.send_cq);
+            self.flush_sq();
         }
         ret
     }
@@ -332,16 +337,6 @@ impl QpInner {
     /// `destroy_qp`: from now on nothing is posted or completed.
     pub(crate) fn destroy(&self) {
         self.state.lock().destroyed = true;
-    }
-
-    /// The type of this QP.
-    pub(crate) fn qp_type(&self) -> QpType {
-        self.ty
-    }
-
-    /// The send queue capacities (`max_send_sge`, `max_inline_data`).
-    pub(crate) fn send_caps(&self) -> (u32, u32) {
-        (self.cap.max_send_sge, self.cap.max_inline_data)
     }
 
     /// `query_qp`: the attributes as set, the current state and the

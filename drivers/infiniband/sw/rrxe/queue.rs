@@ -110,7 +110,7 @@ impl SharedQueue {
         if self.q.is_full(peer) {
             return Err(EBUSY);
         }
-        let offset = self.q.local_slot_offset().ok_or(EINVAL)? + HEADER_LEN;
+        let offset = self.ring().buf_offset(self.q.local_index()).ok_or(EINVAL)?;
         self.buf.write_value(offset, elem)?;
         let next = self.q.advance(peer).map_err(|_| EBUSY)?;
         self.publish(next);
@@ -124,8 +124,8 @@ impl SharedQueue {
             return false;
         }
         let len = dst.len().min(self.ring().elem_size());
-        match self.q.local_slot_offset() {
-            Some(offset) => self.buf.read(offset + HEADER_LEN, &mut dst[..len]).is_ok(),
+        match self.ring().buf_offset(self.q.local_index()) {
+            Some(offset) => self.buf.read(offset, &mut dst[..len]).is_ok(),
             None => false,
         }
     }
