@@ -7,6 +7,7 @@ use crate::{
     ib::{consts::*, AhAttr, CreateAhResp, StoredAhAttr, Udata},
     irq_table::IrqTable,
     params,
+    path::Path,
 };
 use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::{
@@ -30,6 +31,9 @@ pub(crate) struct AhInner {
     /// The address vector; `modify_ah` replaces it.
     #[pin]
     attr: SpinLockIrq<StoredAhAttr>,
+    /// Where UD packets to it go, resolved with the address vector.
+    #[pin]
+    path: SpinLockIrq<Option<Path>>,
 }
 
 /// The driver data of an AH.
@@ -79,6 +83,7 @@ impl AhTable {
             pin_init!(AhInner {
                 num: AtomicU32::new(0),
                 attr <- new_spinlock_irq!(attr.to_stored()),
+                path <- new_spinlock_irq!(Path::from_ah(attr)),
             }),
             gfp,
         )?;
@@ -103,6 +108,11 @@ impl AhTable {
         Ok(RrxeAh { inner })
     }
 
+    /// The handle numbered `num`, for a UD work request.
+    pub(crate) fn get(&self, num: u32) -> Option<Arc<AhInner>> {
+        self.ahs.get(num as usize)
+    }
+
     /// Takes `ah` out of the table.
     pub(crate) fn remove(&self, ah: &AhInner) {
         let num = ah.num.load(Ordering::Relaxed) as usize;
@@ -117,6 +127,11 @@ impl AhInner {
         self.num.load(Ordering::Acquire)
     }
 
+    /// Where packets to this handle go.
+    pub(crate) fn path(&self) -> Option<Path> {
+        *self.path.lock()
+    }
+
     /// The current address vector.
     pub(crate) fn attr(&self) -> StoredAhAttr {
         *self.attr.lock()
@@ -126,6 +141,7 @@ impl AhInner {
     pub(crate) fn modify(&self, attr: &AhAttr) -> Result {
         check(attr)?;
         *self.attr.lock() = attr.to_stored();
+        *self.path.lock() = Path::from_ah(attr);
         Ok(())
     }
 }

@@ -43,6 +43,8 @@ pub(crate) struct Completion {
     pub(crate) ex: u32,
     pub(crate) pkey_index: u16,
     pub(crate) port_num: u8,
+    /// `RDMA_NETWORK_*` of a UD receive (with `IB_WC_WITH_NETWORK_HDR_TYPE`).
+    pub(crate) network_hdr_type: u32,
 }
 
 impl Completion {
@@ -73,6 +75,7 @@ impl Completion {
             wc_flags: self.wc_flags as i32,
             pkey_index: self.pkey_index,
             port_num: u32::from(self.port_num),
+            network_hdr_type: self.network_hdr_type as u8,
             ..Default::default()
         };
         wc.__bindgen_anon_1.wr_id = self.wr_id;
@@ -298,6 +301,26 @@ impl CqInner {
     /// CQ was armed for it. A full CQ loses the completion, reports
     /// `IB_EVENT_CQ_ERR` and answers `EBUSY` (as rxe).
     pub(crate) fn post(&self, c: &Completion, qp: QpHandle, solicited: bool) -> Result {
+        if self.post_solicited_quiet(c, qp, solicited)? {
+            self.notify();
+        }
+        Ok(())
+    }
+
+    /// Queues a completion like [`CqInner::post`] but leaves calling the
+    /// handler to the caller (after it drops its own locks): returns
+    /// whether to call [`CqInner::notify`].
+    pub(crate) fn post_quiet(&self, c: &Completion, qp: QpHandle) -> Result<bool> {
+        self.post_solicited_quiet(c, qp, false)
+    }
+
+    /// [`CqInner::post_quiet`] for a completion that may be solicited.
+    pub(crate) fn post_solicited_quiet(
+        &self,
+        c: &Completion,
+        qp: QpHandle,
+        solicited: bool,
+    ) -> Result<bool> {
         let mut st = self.state.lock();
         let queued = match &mut st.slots {
             Slots::User(q) => q.push(&c.to_user()),
@@ -312,11 +335,12 @@ impl CqInner {
         if fire {
             st.notify = 0;
         }
-        drop(st);
-        // Outside the lock: a kernel consumer may poll from its handler.
-        if fire {
-            self.handle.completion();
-        }
-        Ok(())
+        Ok(fire)
+    }
+
+    /// Calls the consumer's completion handler. Never with the CQ's lock
+    /// held: a kernel consumer may poll from its handler.
+    pub(crate) fn notify(&self) {
+        self.handle.completion();
     }
 }

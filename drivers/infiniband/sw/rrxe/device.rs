@@ -9,7 +9,8 @@ use crate::{
     ib::{
         self, consts::*, Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice,
         Mr, MrKeys, Mw, Operations, Pd, PortAttr, PortEvent, PortImmutable, PortModify, PostError,
-        Qp, QpAttr, QpBinding, QpInitAttr, RecvWrs, SendWrs, Srq, Udata, WorkCompletion,
+        Qp, QpAttr, QpBinding, QpInitAttr, RecvWrs, SendWrs, Srq, SrqHandle, Udata,
+        WorkCompletion,
     },
     irq_table::IrqTable,
     logic::{mad, qp_state::QpType},
@@ -22,16 +23,18 @@ use crate::{
     qp::{QpInner, QpLinks, RrxeQp},
     registry,
     round_robin::RoundRobin,
+    rt,
     srq::{RrxeSrq, SrqNumbers},
+    tunnel,
 };
 use core::{
     mem::MaybeUninit,
     sync::atomic::{AtomicU32, Ordering},
 };
 use kernel::{
-    new_mutex, new_spinlock,
+    new_mutex, new_spinlock, new_spinlock_irq,
     prelude::*,
-    sync::{Arc, Mutex, SpinLock},
+    sync::{Arc, Mutex, SpinLock, SpinLockIrq},
     xarray::AllocKind,
 };
 
@@ -70,26 +73,51 @@ pub(crate) struct Port {
     pub(crate) cap_flags: u32,
 }
 
-/// The part of a device the registry shares.
+/// The part of a device the registry and the data path share: the port,
+/// the counters, and every table the receive path looks objects up in.
+/// Its own `Arc`, so that the receive path (softirq) reaches it without
+/// the device's registration.
 #[pin_data]
 pub(crate) struct Shared {
+    /// Interrupts off: the data path reads the netdev in softirq context.
     #[pin]
-    pub(crate) port: SpinLock<Port>,
+    pub(crate) port: SpinLockIrq<Port>,
     /// The port's counters.
     pub(crate) counters: Counters,
+    /// Identity of the netdev the device was created on (packets are
+    /// matched to devices by the netdev they arrive on).
+    pub(crate) netdev_id: usize,
+    /// Live QPs by number (the GSI QP at 1).
+    #[pin]
+    pub(crate) qps: IrqTable<QpInner>,
+    /// Live MRs.
+    #[pin]
+    pub(crate) mrs: MrTable,
+    /// Live MWs.
+    #[pin]
+    pub(crate) mws: MwTable,
+    /// Live AHs.
+    #[pin]
+    pub(crate) ahs: AhTable,
 }
 
 impl Shared {
     /// Creates the shared state of a device attached to `netdev`.
     pub(crate) fn new(netdev: NetDevRef) -> Result<Arc<Self>> {
+        let netdev_id = netdev.id();
         Arc::pin_init(
             pin_init!(Self {
-                port <- new_spinlock!(Port {
+                port <- new_spinlock_irq!(Port {
                     netdev: Some(netdev),
                     active: false,
                     cap_flags: params::PORT_CAP_FLAGS,
                 }),
                 counters: Counters::new(),
+                netdev_id,
+                qps <- IrqTable::new(AllocKind::Alloc),
+                mrs <- MrTable::new_mrs(),
+                mws <- MwTable::new_mws(),
+                ahs <- AhTable::new(),
             }),
             GFP_KERNEL,
         )
@@ -134,24 +162,12 @@ pub(crate) struct RrxeDevice {
     /// `sys_image_guid`, wire byte order.
     #[pin]
     sys_image_guid: SpinLock<u64>,
-    /// Live QPs by number (the GSI QP at 1).
-    #[pin]
-    qps: IrqTable<QpInner>,
     /// Serialises QP creation, so that a number found free stays free while
     /// the QP is built (which sleeps, so it cannot happen under `qps`' lock).
     #[pin]
     qp_create: Mutex<()>,
     /// Where the search for a free QP number continues.
     next_qpn: RoundRobin,
-    /// Live MRs.
-    #[pin]
-    pub(crate) mrs: MrTable,
-    /// Live MWs.
-    #[pin]
-    mws: MwTable,
-    /// Live AHs.
-    #[pin]
-    ahs: AhTable,
     srqs: ObjectCount,
     srq_numbers: SrqNumbers,
     pds: ObjectCount,
@@ -165,11 +181,7 @@ impl RrxeDevice {
             id,
             shared,
             sys_image_guid <- new_spinlock!(guid),
-            qps <- IrqTable::new(AllocKind::Alloc),
             qp_create <- new_mutex!(()),
-            mrs <- MrTable::new_mrs(),
-            mws <- MwTable::new_mws(),
-            ahs <- AhTable::new(),
             srqs: ObjectCount::new(),
             srq_numbers: SrqNumbers::new(),
             next_qpn: RoundRobin::new(),
@@ -186,7 +198,7 @@ impl RrxeDevice {
     ) -> Result<Arc<QpInner>> {
         let _creating = self.qp_create.lock();
         let qpn = if gsi {
-            if self.qps.contains(1) {
+            if self.shared.qps.contains(1) {
                 return Err(EINVAL);
             }
             1
@@ -194,7 +206,7 @@ impl RrxeDevice {
             self.free_qpn()?
         };
         let qp = make(qpn)?;
-        self.qps.store(qpn as usize, qp.clone())?;
+        self.shared.qps.store(qpn as usize, qp.clone())?;
         Ok(qp)
     }
 
@@ -204,7 +216,7 @@ impl RrxeDevice {
     fn free_qpn(&self) -> Result<u32> {
         self.next_qpn
             .find(params::MIN_QPN, params::MAX_QP, |qpn| {
-                !self.qps.contains(qpn as usize)
+                !self.shared.qps.contains(qpn as usize)
             })
             .map(|(qpn, _)| qpn)
             .ok_or(ENOMEM)
@@ -222,6 +234,7 @@ impl RrxeDevice {
 #[pinned_drop]
 impl PinnedDrop for RrxeDevice {
     fn drop(self: Pin<&mut Self>) {
+        tunnel::detach(&self.shared);
         registry::remove(self.id);
     }
 }
@@ -373,7 +386,9 @@ impl Operations for RrxeDevice {
             handle: binding.handle,
             send_cq: scq.inner.clone(),
             recv_cq: rcq.inner.clone(),
-            has_srq: binding.srq.is_some(),
+            srq: binding.srq.map(|s| s.inner.clone()),
+            pd: binding.pd,
+            dev: dev.shared.clone(),
         };
         let inner = dev.insert_qp(|qpn| QpInner::new(qpn, init, links, udata), gsi)?;
         let qpn = inner.qpn();
@@ -390,14 +405,19 @@ impl Operations for RrxeDevice {
     }
 
     fn destroy_qp(qp: &Qp<Self>) -> Result {
-        qp.inner.destroy();
-        let removed = qp.device::<Self>().qps.remove(qp.inner.qpn() as usize);
+        let removed = qp.device::<Self>().shared.qps.remove(qp.inner.qpn() as usize);
         drop(removed);
+        // Softirqs that found the QP in the table are done with it once a
+        // grace period has passed (receive runs under RCU); then no
+        // reference but ours is left, and the QP's queues are freed here,
+        // in process context.
+        rt::synchronize_rcu();
+        qp.inner.destroy();
         Ok(())
     }
 
     fn post_send(qp: &Qp<Self>, wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {
-        qp.inner.post_send(wrs)
+        QpInner::post_send(&qp.inner, wrs)
     }
 
     fn post_recv(qp: &Qp<Self>, wrs: Option<RecvWrs<'_>>) -> Result<(), PostError> {
@@ -408,11 +428,12 @@ impl Operations for RrxeDevice {
 
     fn create_srq(
         dev: &IbDevice<Self>,
+        handle: SrqHandle,
         init: &mut ib::SrqInitAttr,
         udata: Option<&Udata>,
     ) -> Result<RrxeSrq> {
         dev.srqs.take(params::MAX_SRQ)?;
-        RrxeSrq::new(&dev.srq_numbers, init, udata).inspect_err(|_| dev.srqs.give())
+        RrxeSrq::new(&dev.srq_numbers, handle, init, udata).inspect_err(|_| dev.srqs.give())
     }
 
     fn modify_srq(
@@ -446,11 +467,11 @@ impl Operations for RrxeDevice {
         sleepable: bool,
         udata: Option<&Udata>,
     ) -> Result<RrxeAh> {
-        dev.ahs.create(attr, sleepable, udata)
+        dev.shared.ahs.create(attr, sleepable, udata)
     }
 
     fn destroy_ah(ah: &Ah<Self>) -> Result {
-        ah.device::<Self>().ahs.remove(&ah.inner);
+        ah.device::<Self>().shared.ahs.remove(&ah.inner);
         Ok(())
     }
 
@@ -467,7 +488,7 @@ impl Operations for RrxeDevice {
 
     fn get_dma_mr(pd: &Pd<Self>, access: u32) -> Result<(RrxeMr, MrKeys)> {
         let spec = MrSpec::dma(pd.as_raw() as usize, access)?;
-        let inner = pd.device::<Self>().mrs.insert_spec(spec)?;
+        let inner = pd.device::<Self>().shared.mrs.insert_spec(spec)?;
         let keys = inner.keys();
         Ok((RrxeMr { inner }, keys))
     }
@@ -482,19 +503,22 @@ impl Operations for RrxeDevice {
     ) -> Result<(RrxeMr, MrKeys)> {
         let dev = pd.device::<Self>();
         let spec = MrSpec::user(dev, pd.as_raw() as usize, start, length, iova, access)?;
-        let inner = dev.mrs.insert_spec(spec)?;
+        let inner = dev.shared.mrs.insert_spec(spec)?;
         let keys = inner.keys();
         Ok((RrxeMr { inner }, keys))
     }
 
     fn dereg_mr(mr: &Mr<Self>) -> Result {
-        mr.device::<Self>().mrs.remove(&mr.inner);
+        mr.device::<Self>().shared.mrs.remove(&mr.inner);
+        // The data path only holds an MR while it copies, under RCU (see
+        // destroy_qp): after a grace period the pages are ours to unpin.
+        rt::synchronize_rcu();
         Ok(())
     }
 
     fn alloc_mr(pd: &Pd<Self>, mr_type: u32, max_num_sg: u32) -> Result<(RrxeMr, MrKeys)> {
         let spec = MrSpec::fast(pd.as_raw() as usize, mr_type, max_num_sg)?;
-        let inner = pd.device::<Self>().mrs.insert_spec(spec)?;
+        let inner = pd.device::<Self>().shared.mrs.insert_spec(spec)?;
         let keys = inner.keys();
         Ok((RrxeMr { inner }, keys))
     }
@@ -531,7 +555,7 @@ impl Operations for RrxeDevice {
     }
 
     fn dealloc_mw(mw: &Mw<Self>) -> Result {
-        mw.device::<Self>().mws.remove(&mw.inner);
+        mw.device::<Self>().shared.mws.remove(&mw.inner);
         Ok(())
     }
 

@@ -7,7 +7,7 @@ use crate::{
     device::{self, RrxeDevice, Shared},
     ib::{self, consts::*, DeviceParams, LinkOps, Unregistered},
     net::{NetDev, NetDevRef},
-    registry,
+    registry, tunnel,
 };
 use kernel::prelude::*;
 
@@ -56,6 +56,15 @@ impl LinkOps for RrxeLink {
             &params,
             RrxeDevice::new(id, shared.clone(), guid),
         )?;
+        // The device's drop detaches it again, whatever happens next.
+        if let Err(e) = tunnel::attach(&shared, ndev) {
+            let why = if e == EADDRINUSE {
+                "UDP port 4791 is taken in its network namespace (by rdma_rxe?)"
+            } else {
+                "cannot open the RoCE UDP socket"
+            };
+            return refuse(name, ndev, why, e);
+        }
 
         // Under RTNL the netdev cannot start unregistering between the check
         // and the insert, so its NETDEV_UNREGISTER is sure to find us.

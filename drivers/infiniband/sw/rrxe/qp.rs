@@ -4,23 +4,36 @@
 //! `modify_qp` (rules in [`logic::qp_state`]), query and destroy.
 
 use crate::{
+    comp,
     cq::{Completion, CqInner},
+    device::Shared,
     ib::{
-        consts::*, CreateQpResp, Event, PostError, QpAttr, QpCap, QpHandle, QpInitAttr, RecvWqe,
-        RecvWrs, SendWqe, SendWrs, Sge, StoredQpAttr, Udata,
+        consts::*, AhAttr, CreateQpResp, Event, PostError, QpAttr, QpCap, QpHandle, QpInitAttr,
+        RecvWqe, RecvWrs, SendWqe, SendWrs, Sge, StoredQpAttr, Udata,
     },
     logic::{
+        flow::{qp_sport, udp_sport, MAX_UNACKED_PSNS},
         qp_state::{check_mask_supported, check_modify, AttrMask, QpState, QpStateError, QpType},
         queue::QueueType,
     },
+    net::NetDev,
     params,
+    path::Path,
     post::{self, SendLimits},
+    proto::{mtu::ib_mtu_bytes, packet::Packet, psn::Psn},
     queue::SharedQueue,
+    req::{self, ReqEnd, ReqState},
+    resp::{self, RespState, RxMeta},
+    rt,
+    srq::SrqInner,
+    xmit::Outbox,
 };
+use core::sync::atomic::{AtomicU8, Ordering};
 use kernel::{
-    new_spinlock_irq,
+    impl_has_delayed_work, impl_has_work, new_delayed_work, new_spinlock_irq, new_work,
     prelude::*,
     sync::{Arc, SpinLockIrq},
+    workqueue::{self, DelayedWork, Work, WorkItem},
 };
 
 /// BTH PSNs and QPNs are 24 bits wide.
@@ -28,34 +41,141 @@ const MASK_24: u32 = 0x00ff_ffff;
 /// The path MTUs there are.
 const MTU_RANGE: core::ops::RangeInclusive<u32> = IB_MTU_256..=IB_MTU_4096;
 
-/// The mutable part of a QP, under its lock.
-struct QpState_ {
-    state: QpState,
-    sq_draining: bool,
+/// The mutable part of a QP, under its lock: the control state and the
+/// requester's, completer's and responder's state.
+pub(crate) struct QpState_ {
+    pub(crate) state: QpState,
+    pub(crate) sq_draining: bool,
     /// `destroy_qp` ran: nothing may be posted or completed any more.
     destroyed: bool,
     /// The attributes as last set (only the fields of masks applied so far
     /// are meaningful).
-    attr: StoredQpAttr,
+    pub(crate) attr: StoredQpAttr,
+    /// Where a connected QP's packets go (set with the address vector).
+    pub(crate) path: Option<Path>,
+    /// The UDP source port of this QP's packets.
+    pub(crate) sport: u16,
+    /// The path MTU in bytes.
+    pub(crate) mtu: u32,
+    /// The retransmit timeout in jiffies (`None`: wait forever).
+    pub(crate) timeout_jiffies: Option<u64>,
+    pub(crate) req: ReqState,
+    pub(crate) resp: RespState,
+    /// Set by the data path under the lock, acted on after it.
+    pub(crate) enter_error: bool,
+    pub(crate) arm_retransmit: bool,
+    pub(crate) rnr_delay_us: Option<u32>,
+    pub(crate) reads_pending: bool,
+    pub(crate) sqd_event: bool,
 }
+
+impl QpState_ {
+    /// Whether the requester may send: RTS, or SQD finishing what it began.
+    pub(crate) fn can_send(&self) -> bool {
+        matches!(self.state, QpState::Rts | QpState::Sqd) && !self.destroyed
+    }
+
+    /// Whether the QP is in SQD.
+    pub(crate) fn sqd(&self) -> bool {
+        self.state == QpState::Sqd
+    }
+
+    /// Whether the responder takes requests: RTR or later, not in error.
+    fn can_receive(&self) -> bool {
+        matches!(
+            self.state,
+            QpState::Rtr | QpState::Rts | QpState::Sqd | QpState::Sqe
+        ) && !self.destroyed
+    }
+}
+
+/// Completion handlers to call once the QP's lock is dropped (a kernel
+/// consumer may post from its handler).
+#[derive(Default)]
+pub(crate) struct Notify {
+    pub(crate) send: bool,
+    pub(crate) recv: bool,
+}
+
+/// Runs a QP's work on one CPU at a time: a second caller only asks the
+/// running one to go round again.
+struct RunOnce(AtomicU8);
+
+const IDLE: u8 = 0;
+const RUNNING: u8 = 1;
+const AGAIN: u8 = 2;
+
+impl RunOnce {
+    const fn new() -> Self {
+        Self(AtomicU8::new(IDLE))
+    }
+
+    /// `true` if the caller now runs; else the runner will run again.
+    fn try_start(&self) -> bool {
+        loop {
+            match self
+                .0
+                .compare_exchange(IDLE, RUNNING, Ordering::Acquire, Ordering::Relaxed)
+            {
+                Ok(_) => return true,
+                Err(RUNNING) => {
+                    if self
+                        .0
+                        .compare_exchange(RUNNING, AGAIN, Ordering::AcqRel, Ordering::Relaxed)
+                        .is_ok()
+                    {
+                        return false;
+                    }
+                }
+                Err(_) => return false,
+            }
+        }
+    }
+
+    /// `true` if the runner may stop; `false` if asked to run again.
+    fn finish(&self) -> bool {
+        if self
+            .0
+            .compare_exchange(RUNNING, IDLE, Ordering::Release, Ordering::Relaxed)
+            .is_ok()
+        {
+            return true;
+        }
+        self.0.store(RUNNING, Ordering::Release);
+        false
+    }
+
+    /// Gives up running (the rest continues from the work queue).
+    fn stop(&self) {
+        self.0.store(IDLE, Ordering::Release);
+    }
+}
+
+/// Passes one run makes before leaving the rest to the work queue.
+const RUN_BUDGET: u32 = 8;
 
 /// A QP's state, shared with the device's QP table (and, with the data
 /// path, with the requester, responder and completer).
 #[pin_data]
 pub(crate) struct QpInner {
-    qpn: u32,
-    ty: QpType,
+    pub(crate) qpn: u32,
+    pub(crate) ty: QpType,
     /// Capabilities as created (what `query_qp` reports).
-    cap: QpCap,
-    sq_sig_all: bool,
+    pub(crate) cap: QpCap,
+    pub(crate) sq_sig_all: bool,
     port: u32,
-    handle: QpHandle,
-    send_cq: Arc<CqInner>,
-    recv_cq: Arc<CqInner>,
+    pub(crate) handle: QpHandle,
+    pub(crate) send_cq: Arc<CqInner>,
+    pub(crate) recv_cq: Arc<CqInner>,
     /// Receives come from an SRQ instead of `rq`.
     has_srq: bool,
+    pub(crate) srq: Option<Arc<SrqInner>>,
     /// Whether a process maps the queues.
     is_user: bool,
+    /// The PD (its address: an identity compared with MRs').
+    pub(crate) pd: usize,
+    /// The device's data-path state (tables, counters, netdev).
+    pub(crate) dev: Arc<Shared>,
     // Lock order: `state`, then `sq` or `rq`, then a CQ's lock. All turn
     // interrupts off: the data path takes them in softirq context.
     #[pin]
@@ -64,6 +184,48 @@ pub(crate) struct QpInner {
     rq: SpinLockIrq<Option<SharedQueue>>,
     #[pin]
     state: SpinLockIrq<QpState_>,
+    /// The requester/READ-responder run, when it continues later.
+    #[pin]
+    task: Work<QpInner, 0>,
+    /// The retransmit timer.
+    #[pin]
+    retransmit: DelayedWork<QpInner, 1>,
+    /// The RNR wait.
+    #[pin]
+    rnr: DelayedWork<QpInner, 2>,
+    runner: RunOnce,
+}
+
+impl_has_work! {
+    impl HasWork<Self, 0> for QpInner { self.task }
+}
+impl_has_delayed_work! {
+    impl HasDelayedWork<Self, 1> for QpInner { self.retransmit }
+    impl HasDelayedWork<Self, 2> for QpInner { self.rnr }
+}
+
+impl WorkItem<0> for QpInner {
+    type Pointer = Arc<QpInner>;
+
+    fn run(this: Arc<QpInner>) {
+        this.kick();
+    }
+}
+
+impl WorkItem<1> for QpInner {
+    type Pointer = Arc<QpInner>;
+
+    fn run(this: Arc<QpInner>) {
+        this.retransmit_timer();
+    }
+}
+
+impl WorkItem<2> for QpInner {
+    type Pointer = Arc<QpInner>;
+
+    fn run(this: Arc<QpInner>) {
+        this.rnr_timer();
+    }
 }
 
 /// The objects a new QP is bound to.
@@ -71,7 +233,9 @@ pub(crate) struct QpLinks {
     pub(crate) handle: QpHandle,
     pub(crate) send_cq: Arc<CqInner>,
     pub(crate) recv_cq: Arc<CqInner>,
-    pub(crate) has_srq: bool,
+    pub(crate) srq: Option<Arc<SrqInner>>,
+    pub(crate) pd: usize,
+    pub(crate) dev: Arc<Shared>,
 }
 
 /// The driver data of a QP.
@@ -110,7 +274,7 @@ impl QpInner {
             return Err(EOPNOTSUPP);
         }
         // With an SRQ the QP has no receive queue of its own.
-        let has_srq = links.has_srq;
+        let has_srq = links.srq.is_some();
         let cap = &mut init.cap;
         if cap.max_send_wr > params::MAX_QP_WR
             || cap.max_send_sge > params::MAX_SGE
@@ -153,6 +317,16 @@ impl QpInner {
             })?;
         }
         let cap = init.cap;
+        let req = ReqState::new(
+            sq.elem_size(),
+            (cap.max_send_wr as usize).min(MAX_UNACKED_PSNS as usize),
+        )?;
+        let recv_size = match (&rq, &links.srq) {
+            (Some(rq), _) => rq.elem_size(),
+            (None, Some(srq)) => srq.elem_size(),
+            _ => 0,
+        };
+        let resp = RespState::new(recv_size)?;
         Arc::pin_init(
             try_pin_init!(Self {
                 qpn,
@@ -164,7 +338,10 @@ impl QpInner {
                 send_cq: links.send_cq,
                 recv_cq: links.recv_cq,
                 has_srq,
+                srq: links.srq,
                 is_user: udata.is_some(),
+                pd: links.pd,
+                dev: links.dev,
                 sq <- new_spinlock_irq!(sq),
                 rq <- new_spinlock_irq!(rq),
                 state <- new_spinlock_irq!(QpState_ {
@@ -172,7 +349,22 @@ impl QpInner {
                     sq_draining: false,
                     destroyed: false,
                     attr: initial_attr(),
+                    path: None,
+                    sport: qp_sport(qpn),
+                    mtu: ib_mtu_bytes(*MTU_RANGE.start()),
+                    timeout_jiffies: None,
+                    req,
+                    resp,
+                    enter_error: false,
+                    arm_retransmit: false,
+                    rnr_delay_us: None,
+                    reads_pending: false,
+                    sqd_event: false,
                 }),
+                task <- new_work!("rrxe_qp_task"),
+                retransmit <- new_delayed_work!("rrxe_qp_retransmit"),
+                rnr <- new_delayed_work!("rrxe_qp_rnr"),
+                runner: RunOnce::new(),
             }),
             GFP_KERNEL,
         )
@@ -204,26 +396,76 @@ impl QpInner {
         } else {
             None
         };
+        // The path is resolved now, while the core holds the source GID.
+        let path = if mask.contains(AttrMask::AV) {
+            Some(Path::from_ah(AhAttr::of_qp_attr(attr)).ok_or(EINVAL)?)
+        } else {
+            None
+        };
         st.attr.update(|to| apply(to, attr, mask));
+        self.apply_datapath(&mut st, mask, path);
         let Some(next) = next else { return Ok(()) };
+        let prev = st.state;
         st.state = next;
-        // rxe's requester drains the SQ before it reports SQD; with no
-        // requester running yet the queue is drained at once.
-        st.sq_draining = false;
+        // SQD is reported once the requester has nothing in flight.
         let sqd_notify = st.attr.get().en_sqd_async_notify != 0;
+        let drained = st.req.flights.is_empty();
+        st.sq_draining = next == QpState::Sqd && !drained;
         drop(st);
         match next {
             QpState::Reset => self.reset_queues(),
             QpState::Err => self.flush(),
-            QpState::Sqd if sqd_notify => self.handle.event(Event::SqDrained),
+            QpState::Sqd if sqd_notify && drained => self.handle.event(Event::SqDrained),
+            QpState::Rts if prev == QpState::Sqd => self.schedule(),
             _ => {}
         }
         Ok(())
     }
 
+    /// Derives the data path's view of the attributes just applied.
+    fn apply_datapath(&self, st: &mut QpState_, mask: AttrMask, path: Option<Path>) {
+        let a = *st.attr.get();
+        if let Some(path) = path {
+            st.path = Some(path);
+            if matches!(self.ty, QpType::Rc | QpType::Uc) {
+                st.sport = udp_sport(path.flow_label, self.qpn, a.dest_qp_num);
+            }
+        }
+        if mask.contains(AttrMask::DEST_QPN) {
+            if let Some(path) = st.path {
+                st.sport = udp_sport(path.flow_label, self.qpn, a.dest_qp_num);
+            }
+        }
+        if mask.contains(AttrMask::PATH_MTU) {
+            st.mtu = ib_mtu_bytes(a.path_mtu);
+        }
+        if mask.contains(AttrMask::TIMEOUT) {
+            // 4.096 us << timeout; 0 means no timeout.
+            st.timeout_jiffies = (a.timeout != 0)
+                .then(|| rt::usecs_to_jiffies((4096u64 << a.timeout.min(31)) / 1000));
+        }
+        if mask.contains(AttrMask::RETRY_CNT) {
+            st.req.retry_left = a.retry_cnt;
+        }
+        if mask.contains(AttrMask::RNR_RETRY) {
+            st.req.rnr_left = a.rnr_retry;
+        }
+        if mask.contains(AttrMask::SQ_PSN) {
+            st.req.psn = Psn::new(a.sq_psn);
+        }
+        if mask.contains(AttrMask::RQ_PSN) {
+            st.resp.psn = Psn::new(a.rq_psn);
+        }
+    }
+
     /// On entering RESET: drops what was posted, without completions, and
     /// clears the slots (rxe's `rxe_qp_reset`).
     fn reset_queues(&self) {
+        {
+            let mut st = self.state.lock();
+            st.req.reset();
+            st.resp.reset();
+        }
         self.sq.lock().clear();
         if let Some(rq) = (*self.rq.lock()).as_mut() {
             rq.clear();
@@ -234,6 +476,11 @@ impl QpInner {
     /// (rxe's `flush_send_queue` and `flush_recv_queue`). If a CQ overflows
     /// the rest are dropped without completions, as in rxe.
     fn flush(&self) {
+        {
+            let mut st = self.state.lock();
+            st.req.reset();
+            st.resp.reset();
+        }
         self.flush_sq();
         if self.has_srq {
             // The SRQ's receives belong to the other QPs sharing it.
@@ -286,7 +533,10 @@ impl QpInner {
     /// consumer's chain, written into the ring. The WQEs wait there for the
     /// requester (the data path). In ERR the queue is flushed right away,
     /// as rxe's send task does.
-    pub(crate) fn post_send(&self, wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {
+    pub(crate) fn post_send(
+        self: &Arc<Self>,
+        wrs: Option<SendWrs<'_>>,
+    ) -> Result<(), PostError> {
         let refuse = |err| PostError { posted: 0, err };
         let state = self.live_state().map_err(refuse)?;
         // IBA C10-97.2.1 as rxe applies it: sends need RTS or later.
@@ -307,8 +557,23 @@ impl QpInner {
         };
         if state == QpState::Err {
             self.flush_sq();
+        } else {
+            self.kick();
         }
         ret
+    }
+
+    /// Whether this QP belongs to a kernel consumer.
+    pub(crate) fn is_kernel(&self) -> bool {
+        !self.is_user
+    }
+
+    /// The most SGEs a receive WQE of this QP may have.
+    pub(crate) fn recv_max_sge(&self) -> u32 {
+        match &self.srq {
+            Some(srq) => srq.max_sge(),
+            None => self.cap.max_recv_sge,
+        }
     }
 
     /// `post_recv` from a kernel consumer (user processes post receives
@@ -334,9 +599,13 @@ impl QpInner {
         ret
     }
 
-    /// `destroy_qp`: from now on nothing is posted or completed.
+    /// `destroy_qp`: from now on nothing is posted or completed. Waits
+    /// for the QP's timers and queued work, which then find it destroyed.
     pub(crate) fn destroy(&self) {
         self.state.lock().destroyed = true;
+        rt::flush_delayed_work::<_, 1>(self);
+        rt::flush_delayed_work::<_, 2>(self);
+        rt::flush_work::<_, 0>(self);
     }
 
     /// `query_qp`: the attributes as set, the current state and the
@@ -455,5 +724,182 @@ fn apply(to: &mut QpAttr, from: &QpAttr, mask: AttrMask) {
     }
     if has(AttrMask::DEST_QPN) {
         to.dest_qp_num = from.dest_qp_num & MASK_24;
+    }
+}
+
+/// The data path.
+impl QpInner {
+    /// Runs the requester (and READ responses) now, unless another CPU is
+    /// already running them, in which case that one goes round again. A
+    /// long run leaves the rest to the work queue.
+    pub(crate) fn kick(self: &Arc<Self>) {
+        if !self.runner.try_start() {
+            return;
+        }
+        let mut passes = 0;
+        loop {
+            let more = self.pass();
+            if more {
+                passes += 1;
+                if passes >= RUN_BUDGET {
+                    self.runner.stop();
+                    self.schedule();
+                    return;
+                }
+                continue;
+            }
+            if self.runner.finish() {
+                return;
+            }
+        }
+    }
+
+    /// Runs the requester later, from the work queue.
+    pub(crate) fn schedule(self: &Arc<Self>) {
+        let _ = workqueue::system_unbound().enqueue::<Arc<QpInner>, 0>(self.clone());
+    }
+
+    /// One pass under the locks: completions, requests, READ responses.
+    /// Returns whether more is left to send.
+    fn pass(self: &Arc<Self>) -> bool {
+        let Some(ndev) = self.dev.netdev() else {
+            return false;
+        };
+        let mut out = Outbox::new();
+        let mut notify = Notify::default();
+        let mut st = self.state.lock();
+        if st.destroyed {
+            return false;
+        }
+        let mut more = false;
+        {
+            let mut sq = self.sq.lock();
+            comp::complete_done(self, &mut st, &mut sq, &mut notify);
+            if !st.enter_error && req::step(self, &mut st, &sq, &ndev, &mut out) == ReqEnd::More {
+                more = true;
+            }
+            comp::complete_done(self, &mut st, &mut sq, &mut notify);
+        }
+        if resp::send_read_responses(self, &mut st, &ndev, &mut out) {
+            more = true;
+        }
+        self.after(st, ndev.as_ref(), &mut out, notify);
+        more
+    }
+
+    /// Finishes a pass: drops the lock, sends, reports, arms timers.
+    fn after(
+        self: &Arc<Self>,
+        mut st: kernel::sync::lock::Guard<'_, QpState_, kernel::sync::lock::spinlock::SpinLockIrqBackend>,
+        ndev: &NetDev,
+        out: &mut Outbox,
+        notify: Notify,
+    ) {
+        let error = core::mem::take(&mut st.enter_error);
+        let arm = core::mem::take(&mut st.arm_retransmit) && !st.req.timer_armed;
+        let timeout = st.timeout_jiffies;
+        if arm && timeout.is_some() {
+            st.req.timer_armed = true;
+        }
+        let rnr = st.rnr_delay_us.take();
+        let sqd = core::mem::take(&mut st.sqd_event) && st.attr.get().en_sqd_async_notify != 0;
+        if error {
+            st.state = QpState::Err;
+        }
+        drop(st);
+        out.flush(ndev, &self.dev.counters);
+        if notify.send {
+            self.send_cq.notify();
+        }
+        if notify.recv {
+            self.recv_cq.notify();
+        }
+        if let (true, Some(t)) = (arm, timeout) {
+            let _ = workqueue::system_unbound()
+                .enqueue_delayed::<Arc<QpInner>, 1>(self.clone(), t as _);
+        }
+        if let Some(us) = rnr {
+            let j = rt::usecs_to_jiffies(u64::from(us));
+            let _ = workqueue::system_unbound().enqueue_delayed::<Arc<QpInner>, 2>(self.clone(), j as _);
+        }
+        if sqd {
+            self.handle.event(Event::SqDrained);
+        }
+        if error {
+            self.flush();
+        }
+    }
+
+    /// A packet for this QP, from the receive path (softirq).
+    pub(crate) fn receive(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>, ndev: &NetDev) {
+        let mut out = Outbox::new();
+        let mut notify = Notify::default();
+        let mut st = self.state.lock();
+        let info = pkt.info();
+        let mut kick = false;
+        if info.is_response() {
+            if self.ty != QpType::Rc || !st.can_send() || st.path.is_none_or(|p| p.dst != meta.src)
+            {
+                return;
+            }
+            let mut sq = self.sq.lock();
+            comp::on_response(self, &mut st, &sq, pkt);
+            comp::complete_done(self, &mut st, &mut sq, &mut notify);
+            kick = true;
+        } else {
+            if !st.can_receive() {
+                return;
+            }
+            if matches!(self.ty, QpType::Rc | QpType::Uc)
+                && st.path.is_none_or(|p| p.dst != meta.src)
+            {
+                return;
+            }
+            let mut rq = self.rq.lock();
+            resp::on_request(self, &mut st, rq.as_mut(), pkt, meta, ndev, &mut out, &mut notify);
+            if st.reads_pending {
+                drop(rq);
+                resp::send_read_responses(self, &mut st, ndev, &mut out);
+                kick = st.reads_pending;
+            }
+        }
+        let rnr_pending = st.rnr_delay_us.is_some();
+        self.after(st, ndev, &mut out, notify);
+        if kick && !rnr_pending {
+            self.kick();
+        }
+    }
+
+    fn retransmit_timer(self: &Arc<Self>) {
+        let mut st = self.state.lock();
+        st.req.timer_armed = false;
+        if st.destroyed {
+            return;
+        }
+        let again = comp::timeout(self, &mut st);
+        let failed = st.enter_error;
+        if let Some(j) = again {
+            if !failed {
+                st.req.timer_armed = true;
+                drop(st);
+                let _ = workqueue::system_unbound()
+                    .enqueue_delayed::<Arc<QpInner>, 1>(self.clone(), j.max(1) as _);
+                self.kick();
+                return;
+            }
+        }
+        drop(st);
+        self.kick();
+    }
+
+    fn rnr_timer(self: &Arc<Self>) {
+        {
+            let mut st = self.state.lock();
+            if st.destroyed {
+                return;
+            }
+            st.req.rnr_wait = false;
+        }
+        self.kick();
     }
 }

@@ -130,6 +130,26 @@ impl SharedQueue {
         }
     }
 
+    /// Consumer side: copies the element `n` places after the oldest into
+    /// `dst` (as much as fits); `false` when fewer than `n + 1` are queued.
+    /// The data path reads WQEs ahead of the ones it has consumed.
+    pub(crate) fn peek_nth(&self, n: u32, dst: &mut [u8]) -> bool {
+        if self.q.kind().local_end() != End::Consumer || n >= self.count() {
+            return false;
+        }
+        let len = dst.len().min(self.ring().elem_size());
+        let index = self.q.local_index().wrapping_add(n);
+        match self.ring().buf_offset(index) {
+            Some(offset) => self.buf.read(offset, &mut dst[..len]).is_ok(),
+            None => false,
+        }
+    }
+
+    /// The size of one element.
+    pub(crate) fn elem_size(&self) -> usize {
+        self.ring().elem_size()
+    }
+
     /// Consumer side: drops the oldest element; `false` when empty.
     pub(crate) fn pop(&mut self) -> bool {
         match self.q.advance(self.peer()) {

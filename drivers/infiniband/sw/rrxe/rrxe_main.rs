@@ -12,6 +12,7 @@
 //! code, also tested on the host.
 
 mod ah;
+mod comp;
 mod counters;
 mod cq;
 mod device;
@@ -20,24 +21,32 @@ mod ib;
 mod irq_table;
 mod key_table;
 mod link;
-mod mr;
-mod mw;
-// Pure control-path rules (QP states, rings, keys) for the verbs to come.
+// Pure verbs and transport rules; not every helper is used by the driver.
 #[allow(dead_code)]
 mod logic;
+mod mem;
+mod mr;
+mod mw;
 mod net;
 mod params;
+mod path;
 mod pd;
 mod post;
-// Most of the wire format waits for the data path (requester, responder).
+// The whole wire format, including what the driver does not send yet.
 #[allow(dead_code)]
 mod proto;
 mod qp;
 mod queue;
+mod recv;
 mod registry;
+mod req;
+mod resp;
 mod round_robin;
+mod rt;
 mod srq;
 mod sys;
+mod tunnel;
+mod xmit;
 
 #[cfg(CONFIG_KUNIT)]
 mod kunit;
@@ -75,6 +84,7 @@ struct RrxeModule {
 impl kernel::InPlaceModule for RrxeModule {
     fn init(_module: &'static ThisModule) -> impl PinInit<Self, Error> {
         registry::init();
+        tunnel::init();
         // The notifier is registered before the link type, so every device
         // ever created sees its netdev's events.
         try_pin_init!(Self {

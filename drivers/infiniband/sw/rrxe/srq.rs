@@ -4,16 +4,21 @@
 //! consume, with a limit that raises an event when it runs low.
 
 use crate::{
+    device::Shared,
     ib::{
-        consts::*, CreateSrqResp, ModifySrqCmd, PostError, RecvWqe, RecvWrs, Sge, SrqAttr,
-        SrqInitAttr, Udata,
+        consts::*, CreateSrqResp, Event, ModifySrqCmd, PostError, RecvWqe, RecvWrs, Sge, SrqAttr,
+        SrqHandle, SrqInitAttr, Udata,
     },
     logic::queue::QueueType,
     params, post,
     queue::SharedQueue,
 };
 use core::sync::atomic::{AtomicU32, Ordering};
-use kernel::{new_spinlock_irq, prelude::*, sync::SpinLockIrq};
+use kernel::{
+    new_spinlock_irq,
+    prelude::*,
+    sync::{Arc, SpinLockIrq},
+};
 
 /// SRQ numbers start here, as in rxe.
 const FIRST_SRQN: u32 = 0x0002_0001;
@@ -23,11 +28,27 @@ struct SrqState {
     limit: u32,
 }
 
-/// The driver data of an SRQ.
-pub(crate) struct RrxeSrq {
-    state: Pin<KBox<SpinLockIrq<SrqState>>>,
+/// An SRQ's state, shared with the QPs that receive from it.
+#[pin_data]
+pub(crate) struct SrqInner {
+    #[pin]
+    state: SpinLockIrq<SrqState>,
     is_user: bool,
     max_sge: u32,
+    handle: SrqHandle,
+}
+
+/// The driver data of an SRQ.
+pub(crate) struct RrxeSrq {
+    pub(crate) inner: Arc<SrqInner>,
+}
+
+impl core::ops::Deref for RrxeSrq {
+    type Target = SrqInner;
+
+    fn deref(&self) -> &SrqInner {
+        &self.inner
+    }
 }
 
 fn wqe_size(max_sge: u32) -> usize {
@@ -60,6 +81,7 @@ impl RrxeSrq {
     /// Creates an SRQ as rxe does and answers the provider.
     pub(crate) fn new(
         numbers: &SrqNumbers,
+        handle: SrqHandle,
         init: &mut SrqInitAttr,
         udata: Option<&Udata>,
     ) -> Result<Self> {
@@ -86,17 +108,51 @@ impl RrxeSrq {
                 reserved: 0,
             })?;
         }
-        Ok(Self {
-            state: KBox::pin_init(
-                new_spinlock_irq!(SrqState {
+        let inner = Arc::pin_init(
+            pin_init!(SrqInner {
+                state <- new_spinlock_irq!(SrqState {
                     queue,
                     limit: attr.srq_limit,
                 }),
-                GFP_KERNEL,
-            )?,
-            max_sge,
-            is_user: udata.is_some(),
-        })
+                max_sge,
+                is_user: udata.is_some(),
+                handle,
+            }),
+            GFP_KERNEL,
+        )?;
+        Ok(Self { inner })
+    }
+}
+
+impl SrqInner {
+    /// The most SGEs of one receive.
+    pub(crate) fn max_sge(&self) -> u32 {
+        self.max_sge
+    }
+
+    /// The size of one receive WQE.
+    pub(crate) fn elem_size(&self) -> usize {
+        self.state.lock().queue.elem_size()
+    }
+
+    /// Takes the oldest receive for a QP's message, copying it into `dst`;
+    /// `false` if there is none. Crossing below the armed limit reports
+    /// `IB_EVENT_SRQ_LIMIT_REACHED` once and disarms it (IBA o10-16).
+    pub(crate) fn take(&self, dst: &mut [u8], _dev: &Shared) -> bool {
+        let mut st = self.state.lock();
+        if !st.queue.peek(dst) {
+            return false;
+        }
+        st.queue.pop();
+        let fire = st.limit != 0 && st.queue.count() < st.limit;
+        if fire {
+            st.limit = 0;
+        }
+        drop(st);
+        if fire {
+            self.handle.event(Event::SrqLimitReached);
+        }
+        true
     }
 
     /// `post_srq_recv` from a kernel consumer.

@@ -55,6 +55,8 @@ pub(crate) type Mw<T> = Object<sys::ib_mw, <T as Operations>::Mw>;
 /// bound to (the core holds them for the QP's lifetime) and its handle.
 pub(crate) struct QpBinding<'a, T: Operations> {
     pub(crate) handle: QpHandle,
+    /// The QP's PD (its address: an identity, never dereferenced).
+    pub(crate) pd: usize,
     pub(crate) send_cq: Option<&'a Cq<T>>,
     pub(crate) recv_cq: Option<&'a Cq<T>>,
     pub(crate) srq: Option<&'a Srq<T>>,
@@ -308,6 +310,7 @@ pub(crate) trait Operations: Sized + Send + Sync {
     /// Creates an SRQ; may raise `init.attr` to the actual sizes.
     fn create_srq(
         _dev: &IbDevice<Self>,
+        _handle: SrqHandle,
         _init: &mut sys::ib_srq_init_attr,
         _udata: Option<&Udata>,
     ) -> Result<Self::Srq> {
@@ -916,6 +919,7 @@ impl<T: Operations> IbDevice<T> {
                 let init = &mut *init;
                 let binding = QpBinding {
                     handle: QpHandle::new(qp).ok_or(EINVAL)?,
+                    pd: (*qp).pd as usize,
                     send_cq: (!init.send_cq.is_null()).then(|| Cq::<T>::from_raw(init.send_cq)),
                     recv_cq: (!init.recv_cq.is_null()).then(|| Cq::<T>::from_raw(init.recv_cq)),
                     srq: (!init.srq.is_null()).then(|| Srq::<T>::from_raw(init.srq)),
@@ -1064,7 +1068,9 @@ impl<T: Operations> IbDevice<T> {
         from_result(|| {
             // SAFETY: see above; `init` is valid and exclusive.
             let (dev, init, ud) = unsafe { (Self::from_raw((*srq).device), &mut *init, udata(ud)) };
-            let data = T::create_srq(dev, init, ud.as_ref())?;
+            // SAFETY: the SRQ is being created on our device.
+            let handle = unsafe { SrqHandle::new(srq) }.ok_or(EINVAL)?;
+            let data = T::create_srq(dev, handle, init, ud.as_ref())?;
             // SAFETY: see above.
             unsafe { Srq::<T>::init(srq, data) };
             Ok(0)

@@ -21,6 +21,8 @@ pub(crate) enum Event {
     SqDrained,
     /// A QP in error attached to an SRQ will take no more receives.
     LastWqeReached,
+    /// An SRQ fell below its limit.
+    SrqLimitReached,
 }
 
 impl Event {
@@ -29,6 +31,7 @@ impl Event {
             Event::CqError => sys::IB_EVENT_CQ_ERR,
             Event::SqDrained => sys::IB_EVENT_SQ_DRAINED,
             Event::LastWqeReached => sys::IB_EVENT_QP_LAST_WQE_REACHED,
+            Event::SrqLimitReached => sys::IB_EVENT_SRQ_LIMIT_REACHED,
         }
     }
 }
@@ -65,6 +68,7 @@ macro_rules! event_source {
 event_source! {
     ib_cq: cq, cq_context;
     ib_qp: qp, qp_context;
+    ib_srq: srq, srq_context;
 }
 
 /// A handle on a CQ or QP.
@@ -96,6 +100,8 @@ pub(crate) type CqHandle = Handle<sys::ib_cq>;
 /// A handle on a QP; also identifies it in a kernel consumer's work
 /// completions.
 pub(crate) type QpHandle = Handle<sys::ib_qp>;
+/// A handle on an SRQ.
+pub(crate) type SrqHandle = Handle<sys::ib_srq>;
 
 impl<C: EventSource> Handle<C> {
     /// # Safety

@@ -20,7 +20,7 @@ pub(crate) use device::{
     Ah, Cq, DeviceHandle, DeviceParams, IbDevice, Mr, MrKeys, Mw, Operations, Pd, PortEvent,
     PostError, Qp, QpBinding, Srq, Unregistered,
 };
-pub(crate) use handle::{CqHandle, Event, QpHandle};
+pub(crate) use handle::{CqHandle, Event, QpHandle, SrqHandle};
 pub(crate) use link::{LinkOps, LinkRegistration};
 pub(crate) use object::Object;
 pub(crate) use qp_attr::{AhAttr, StoredAhAttr, StoredQpAttr};
@@ -105,6 +105,16 @@ pub(crate) mod consts {
         IB_PORT_RESET_QKEY_CNTR, IB_SIGNAL_ALL_WR, IB_SIGNAL_REQ_WR, IB_SRQT_BASIC, IB_SRQ_LIMIT,
         IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ,
         IB_WC_WR_FLUSH_ERR, IB_WIDTH_1X, RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_DRIVER_RXE,
+    };
+    // Work completions and work requests of the data path.
+    pub(crate) use crate::sys::{
+        IB_SEND_FENCE, IB_SEND_SIGNALED, IB_SEND_SOLICITED, IB_WC_ATOMIC_WRITE,
+        IB_WC_BAD_RESP_ERR, IB_WC_BIND_MW, IB_WC_COMP_SWAP, IB_WC_FETCH_ADD, IB_WC_FLUSH,
+        IB_WC_GRH, IB_WC_LOCAL_INV, IB_WC_LOC_LEN_ERR, IB_WC_LOC_PROT_ERR, IB_WC_LOC_QP_OP_ERR,
+        IB_WC_RDMA_READ, IB_WC_RDMA_WRITE, IB_WC_RECV, IB_WC_RECV_RDMA_WITH_IMM, IB_WC_REG_MR,
+        IB_WC_REM_ACCESS_ERR, IB_WC_REM_INV_REQ_ERR, IB_WC_REM_OP_ERR, IB_WC_RETRY_EXC_ERR,
+        IB_WC_RNR_RETRY_EXC_ERR, IB_WC_SEND, IB_WC_SUCCESS, IB_WC_WITH_IMM,
+        IB_WC_WITH_INVALIDATE, IB_WC_WITH_NETWORK_HDR_TYPE, RDMA_NETWORK_IPV4, RDMA_NETWORK_IPV6,
     };
 }
 

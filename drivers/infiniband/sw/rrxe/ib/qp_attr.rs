@@ -72,6 +72,30 @@ impl AhAttr {
         (!gid.is_null()).then(|| unsafe { (*gid).gid_type })
     }
 
+    /// The raw source GID of the path, if there is one.
+    pub(crate) fn sgid(&self) -> Option<[u8; 16]> {
+        let gid = self.0.grh.sgid_attr;
+        // SAFETY: as in `sgid_type`; `raw` is plain bytes in every union member.
+        (!gid.is_null()).then(|| unsafe { (*gid).gid.raw })
+    }
+
+    /// The raw destination GID.
+    pub(crate) fn dgid(&self) -> [u8; 16] {
+        // SAFETY: `raw` is plain bytes in every member of the union.
+        unsafe { self.0.grh.dgid.raw }
+    }
+
+    /// The address vector of a QP's primary path, as `modify_qp` gets it.
+    ///
+    /// A `QpAttr` either comes from the core for the duration of one call
+    /// (its GID attribute referenced for that call) or is a copy whose
+    /// pointers were cleared ([`StoredQpAttr`]), so the borrow keeps the
+    /// invariant of [`AhAttr::from_raw`].
+    pub(crate) fn of_qp_attr(attr: &QpAttr) -> &AhAttr {
+        // SAFETY: see above; `AhAttr` is a transparent wrapper.
+        unsafe { Self::from_raw(&attr.ah_attr) }
+    }
+
     /// A copy to keep: the GID reference is not ours past this call.
     pub(crate) fn to_stored(&self) -> StoredAhAttr {
         let mut a = self.0;

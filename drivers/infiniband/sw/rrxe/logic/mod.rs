@@ -18,10 +18,14 @@
 //!   check every use of a memory region goes through.
 //! - [`wr`]: which work requests each QP type takes, and their checks.
 //! - [`mad`]: the performance management queries a port answers.
+//! - [`segment`]: how messages become packets (counts, spans, opcodes).
+//! - [`flow`]: UDP source ports and the requester's PSN window.
 
+pub(crate) mod flow;
 pub(crate) mod keys;
 pub(crate) mod mad;
 pub(crate) mod mr;
 pub(crate) mod qp_state;
 pub(crate) mod queue;
+pub(crate) mod segment;
 pub(crate) mod wr;

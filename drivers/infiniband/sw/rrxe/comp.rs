@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The completer: matches ACKs, NAKs, READ responses and atomic ACKs to
+//! the requester's flights, completes WQEs in order, and decides on
+//! retransmission (sequence NAKs, timeouts) and RNR waits.
+//!
+//! A response for PSN `p` implies the responder received everything
+//! before `p`: SENDs and WRITEs before it are done; a READ or atomic
+//! before it whose response never came must be asked again.
+
+use crate::{
+    counters::Counter,
+    cq::Completion,
+    ib::consts::*,
+    logic::{
+        qp_state::QpState,
+        segment::{packet_count, packet_span, position, read_response_opcode},
+        wqe::{self, QpKind},
+    },
+    mem,
+    proto::{
+        headers::{NakCode, Syndrome},
+        packet::Packet,
+        psn::Psn,
+    },
+    qp::{Notify, QpInner, QpState_},
+    queue::SharedQueue,
+    req::{mem_status, FlightOp},
+};
+
+/// Retry counts of 7 mean "retry forever" (IBA).
+const RETRY_FOREVER: u8 = 7;
+
+/// Handles a response packet for this RC QP (the caller checked the QP
+/// type, the state and the peer).
+pub(crate) fn on_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
+    let psn = pkt.headers.bth.psn;
+    // Ignore responses to PSNs never sent or long acknowledged.
+    let oldest = st.req.oldest_unacked();
+    if !psn.in_window(oldest.sub(1), oldest.distance(st.req.psn) + 1) {
+        return;
+    }
+    let info = pkt.info();
+    if info.is_read() {
+        on_read_response(qp, st, sq, pkt);
+    } else if info.is_atomic() {
+        on_atomic_ack(qp, st, sq, pkt);
+    } else if let Some(aeth) = pkt.headers.aeth {
+        on_ack(qp, st, psn, aeth.syndrome);
+    }
+}
+
+/// Everything before `psn` was received by the responder: SENDs and
+/// WRITEs there are done. Returns `false` (after rewinding) if a READ or
+/// atomic there lost its response.
+fn acked_before(qp: &QpInner, st: &mut QpState_, psn: Psn) -> bool {
+    let mut progress = false;
+    for i in 0..st.req.flights.len() {
+        let Some(f) = st.req.flights.get_mut(i) else {
+            break;
+        };
+        if f.done || f.op == FlightOp::Local {
+            continue;
+        }
+        if !f.last_psn().is_before(psn) {
+            break;
+        }
+        if f.op == FlightOp::SendWrite {
+            f.done = true;
+            f.status = IB_WC_SUCCESS;
+            progress = true;
+        } else {
+            let first = f.first_psn;
+            note_progress(qp, st, progress);
+            st.req.rewind(first);
+            return false;
+        }
+    }
+    note_progress(qp, st, progress);
+    true
+}
+
+/// Forward progress resets the retry budget and the timeout clock.
+fn note_progress(qp: &QpInner, st: &mut QpState_, progress: bool) {
+    if progress {
+        st.req.retry_left = st.attr.get().retry_cnt;
+        st.req.progress = crate::rt::jiffies();
+        let _ = qp;
+    }
+}
+
+fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
+    match syndrome {
+        Syndrome::Ack { .. } => {
+            acked_before(qp, st, psn.next());
+        }
+        Syndrome::RnrNak { timer } => {
+            if !acked_before(qp, st, psn) {
+                return;
+            }
+            qp.dev.counters.add(Counter::RcvdRnrErr, 1);
+            if st.req.rnr_left == 0 {
+                qp.dev.counters.add(Counter::RetryRnrExceededErr, 1);
+                fail_at(st, psn, IB_WC_RNR_RETRY_EXC_ERR);
+                return;
+            }
+            if st.req.rnr_left != RETRY_FOREVER {
+                st.req.rnr_left -= 1;
+            }
+            st.req.rewind(psn);
+            st.req.rnr_wait = true;
+            st.rnr_delay_us = Some(crate::proto::headers::rnr_timeout_usecs(timer));
+        }
+        Syndrome::Nak(NakCode::PsnSequenceError) => {
+            if !acked_before(qp, st, psn) {
+                return;
+            }
+            qp.dev.counters.add(Counter::RcvdSeqErr, 1);
+            retry(qp, st, psn);
+        }
+        Syndrome::Nak(code) => {
+            if !acked_before(qp, st, psn) {
+                return;
+            }
+            let status = match code {
+                NakCode::InvalidRequest => IB_WC_REM_INV_REQ_ERR,
+                NakCode::RemoteAccessError => IB_WC_REM_ACCESS_ERR,
+                NakCode::RemoteOperationalError => IB_WC_REM_OP_ERR,
+                _ => IB_WC_BAD_RESP_ERR,
+            };
+            fail_at(st, psn, status);
+        }
+        Syndrome::Reserved(_) => {}
+    }
+}
+
+/// Retransmits from `psn` if the retry budget allows, else fails the
+/// flight with `RETRY_EXC_ERR`.
+pub(crate) fn retry(qp: &QpInner, st: &mut QpState_, psn: Psn) {
+    if st.req.retry_left == 0 {
+        qp.dev.counters.add(Counter::RetryExceededErr, 1);
+        fail_at(st, psn, IB_WC_RETRY_EXC_ERR);
+        return;
+    }
+    if st.req.retry_left != RETRY_FOREVER {
+        st.req.retry_left -= 1;
+    }
+    qp.dev.counters.add(Counter::CompleterRetryErr, 1);
+    st.req.progress = crate::rt::jiffies();
+    st.req.rewind(psn);
+}
+
+/// Fails the flight holding `psn` (or the oldest outstanding one).
+fn fail_at(st: &mut QpState_, psn: Psn, status: u32) {
+    let i = st.req.flights.find(psn).unwrap_or(0);
+    crate::req::fail_flight(st, i, status);
+}
+
+/// The index of the oldest flight still waiting for the peer.
+fn oldest_pending(st: &QpState_) -> Option<usize> {
+    (0..st.req.flights.len()).find(|&i| {
+        st.req
+            .flights
+            .get(i)
+            .is_some_and(|f| !f.done && f.op != FlightOp::Local)
+    })
+}
+
+fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
+    let psn = pkt.headers.bth.psn;
+    let Some(i) = st.req.flights.find(psn) else {
+        return;
+    };
+    let Some(f) = st.req.flights.get(i).copied() else {
+        return;
+    };
+    if f.op != FlightOp::Read || f.done {
+        return;
+    }
+    if !acked_before(qp, st, f.first_psn) {
+        return;
+    }
+    // Only the next packet in order is taken; a gap waits for the
+    // timeout to ask again (or a duplicate is simply dropped).
+    let index = f.first_psn.distance(psn);
+    if index != f.read_next {
+        return;
+    }
+    let count = packet_count(f.length, st.mtu);
+    if pkt.opcode() != read_response_opcode(position(index, count)) {
+        return;
+    }
+    let Some((offset, len)) = packet_span(f.length, st.mtu, index) else {
+        return;
+    };
+    if pkt.payload.len() != len as usize {
+        fail_at(st, psn, IB_WC_BAD_RESP_ERR);
+        return;
+    }
+    if !sq.peek_nth(i as u32, &mut st.req.slot) {
+        return;
+    }
+    let placed = match wqe::decode_send(
+        &st.req.slot,
+        QpKind::Rc,
+        qp.cap.max_send_sge,
+        qp.cap.max_inline_data,
+    ) {
+        Ok(w) => match &w.payload {
+            wqe::Payload::Sges(sges) => {
+                mem::scatter(&qp.dev.mrs, qp.pd, sges, offset, pkt.payload).map_err(mem_status)
+            }
+            wqe::Payload::Inline(_) => Err(IB_WC_LOC_QP_OP_ERR),
+        },
+        Err(_) => Err(IB_WC_LOC_QP_OP_ERR),
+    };
+    if let Err(status) = placed {
+        fail_at(st, psn, status);
+        return;
+    }
+    note_progress(qp, st, true);
+    if let Some(f) = st.req.flights.get_mut(i) {
+        f.read_next += 1;
+        if f.read_next >= count {
+            f.done = true;
+            f.status = IB_WC_SUCCESS;
+            st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
+        }
+    }
+}
+
+fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
+    let psn = pkt.headers.bth.psn;
+    let (Some(i), Some(ack)) = (st.req.flights.find(psn), pkt.headers.atomic_ack_eth) else {
+        return;
+    };
+    match st.req.flights.get(i) {
+        Some(f) if f.op == FlightOp::Atomic && !f.done => {}
+        _ => return,
+    }
+    if !acked_before(qp, st, psn) {
+        return;
+    }
+    if !sq.peek_nth(i as u32, &mut st.req.slot) {
+        return;
+    }
+    // The original value lands in host byte order, as on any HCA.
+    let orig = ack.orig.to_ne_bytes();
+    let placed = match wqe::decode_send(
+        &st.req.slot,
+        QpKind::Rc,
+        qp.cap.max_send_sge,
+        qp.cap.max_inline_data,
+    ) {
+        Ok(w) => match &w.payload {
+            wqe::Payload::Sges(sges) => {
+                mem::scatter(&qp.dev.mrs, qp.pd, sges, 0, &orig).map_err(mem_status)
+            }
+            wqe::Payload::Inline(_) => Err(IB_WC_LOC_QP_OP_ERR),
+        },
+        Err(_) => Err(IB_WC_LOC_QP_OP_ERR),
+    };
+    if let Err(status) = placed {
+        fail_at(st, psn, status);
+        return;
+    }
+    note_progress(qp, st, true);
+    if let Some(f) = st.req.flights.get_mut(i) {
+        f.done = true;
+        f.status = IB_WC_SUCCESS;
+        st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
+    }
+}
+
+/// The retransmit timer fired: if nothing moved for a whole timeout,
+/// retransmit from the oldest unacknowledged PSN. Returns the jiffies to
+/// wait before checking again, if the timer should stay armed.
+pub(crate) fn timeout(qp: &QpInner, st: &mut QpState_) -> Option<u64> {
+    let period = st.timeout_jiffies?;
+    if st.state.raw() < QpState::Rts.raw() || !st.req.awaiting_peer() {
+        return None;
+    }
+    let now = crate::rt::jiffies();
+    let due = st.req.progress.wrapping_add(period);
+    if (now.wrapping_sub(due) as i64) < 0 {
+        return Some(due.wrapping_sub(now));
+    }
+    if let Some(i) = oldest_pending(st) {
+        if let Some(f) = st.req.flights.get(i) {
+            let psn = f.first_psn.add(f.read_next);
+            retry(qp, st, psn);
+        }
+    }
+    Some(period)
+}
+
+/// Pops the completed flights at the head of the SQ and reports them.
+/// An error completion takes the QP to the error state.
+pub(crate) fn complete_done(
+    qp: &QpInner,
+    st: &mut QpState_,
+    sq: &mut SharedQueue,
+    notify: &mut Notify,
+) {
+    while let Some(f) = st.req.flights.get(0).copied() {
+        if !f.done {
+            break;
+        }
+        st.req.flights.pop();
+        st.req.cursor = st.req.cursor.saturating_sub(1);
+        sq.pop();
+        let failed = f.status != IB_WC_SUCCESS;
+        if f.signaled || failed {
+            let c = Completion {
+                wr_id: f.wr_id,
+                status: f.status,
+                opcode: f.wc_opcode,
+                byte_len: f.length,
+                qp_num: qp.qpn,
+                ..Default::default()
+            };
+            notify.send |= qp.send_cq.post_quiet(&c, qp.handle).unwrap_or(false);
+        }
+        if failed {
+            st.enter_error = true;
+            break;
+        }
+    }
+    if st.sqd() && st.sq_draining && st.req.flights.is_empty() {
+        st.sq_draining = false;
+        st.sqd_event = true;
+    }
+}

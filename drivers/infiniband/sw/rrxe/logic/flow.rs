@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Flow entropy and window arithmetic shared by the requester and
+//! completer.
+
+use crate::proto::psn::Psn;
+
+/// The lowest UDP source port RoCEv2 uses for flow entropy.
+pub(crate) const SPORT_MIN: u16 = 0xc000;
+
+/// Most request PSNs a QP keeps unacknowledged (as C rxe).
+pub(crate) const MAX_UNACKED_PSNS: u32 = 128;
+
+/// Most request packets between two ACK requests (as C rxe).
+pub(crate) const MAX_PKTS_PER_ACK: u32 = 64;
+
+/// The flow label the RDMA core derives from a QP pair when the path has
+/// none (`rdma_calc_flow_label`).
+pub(crate) const fn flow_label(lqpn: u32, rqpn: u32) -> u32 {
+    let mut v = lqpn as u64 * rqpn as u64;
+    v ^= v >> 20;
+    v ^= v >> 40;
+    (v & 0xf_ffff) as u32
+}
+
+/// The UDP source port of a connected QP (`rdma_get_udp_sport`): from the
+/// path's flow label, or one derived from both QP numbers, folded into
+/// `0xc000..=0xffff`.
+pub(crate) const fn udp_sport(flow: u32, lqpn: u32, rqpn: u32) -> u16 {
+    let fl = if flow == 0 {
+        flow_label(lqpn, rqpn)
+    } else {
+        flow
+    };
+    let mut low = fl & 0x3fff;
+    let high = fl & 0xf_c000;
+    low ^= high >> 14;
+    (low as u16) | SPORT_MIN
+}
+
+/// The UDP source port of a QP before it has a path (UD QPs): a hash of
+/// its number, as C rxe (`hash_32(qpn, 14)`).
+pub(crate) const fn qp_sport(qpn: u32) -> u16 {
+    let h = qpn.wrapping_mul(0x61c8_8647) >> (32 - 14);
+    SPORT_MIN + (h & 0x3fff) as u16
+}
+
+/// Whether a requester that has sent up to (not including) `next` and
+/// has everything before `oldest` acknowledged may send `count` more PSNs.
+pub(crate) const fn window_open(oldest: Psn, next: Psn, count: u32) -> bool {
+    let used = oldest.distance(next);
+    used < Psn::HALF && used + count <= MAX_UNACKED_PSNS
+}

@@ -1,0 +1,668 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The requester: turns send WQEs into request packets.
+//!
+//! Every WQE the requester starts becomes a [`Flight`], in SQ order: the
+//! flights are exactly the oldest elements of the SQ, which the completer
+//! pops as they complete. The requester's cursor names the flight it is
+//! sending and the packet within it; a retransmission moves the cursor
+//! back, and since packet `i` of a message always carries the same bytes
+//! (see [`logic::segment`]) resending is just sending again.
+
+use crate::{
+    ib::consts::*,
+    logic::{
+        flow::{window_open, MAX_PKTS_PER_ACK},
+        qp_state::QpType,
+        segment::{packet_count, packet_span, position, request_opcode, Position, ReqKind},
+        wqe::{self, Payload, QpKind, SendOp, SendWqe},
+    },
+    mem::{self, MemError},
+    path::Path,
+    proto::{
+        headers::{AtomicEth, Bth, Deth, Ieth, ImmDt, Reth},
+        opcode::Transport,
+        packet::Headers,
+        psn::Psn,
+    },
+    qp::{QpInner, QpState_},
+    queue::SharedQueue,
+    xmit::{self, BuildError, Outbox},
+};
+use kernel::prelude::*;
+
+/// What a flight is, for the completer.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub(crate) enum FlightOp {
+    /// SEND or RDMA WRITE: done when acknowledged.
+    #[default]
+    SendWrite,
+    /// RDMA READ: done when every response packet is in.
+    Read,
+    /// An atomic: done when its ACK brings the original value.
+    Atomic,
+    /// Done by the requester itself (local operations, failed WQEs).
+    Local,
+}
+
+/// A started send WQE.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Flight {
+    pub(crate) wr_id: u64,
+    pub(crate) op: FlightOp,
+    /// `IB_WC_*` opcode of its completion.
+    pub(crate) wc_opcode: u32,
+    pub(crate) signaled: bool,
+    pub(crate) first_psn: Psn,
+    /// PSNs it uses: its packets, or for a READ its response packets.
+    pub(crate) npsn: u32,
+    /// Packets the requester sends for it (1 for READ and atomics).
+    pub(crate) npkts: u32,
+    pub(crate) length: u32,
+    /// Complete, with `status`.
+    pub(crate) done: bool,
+    pub(crate) status: u32,
+    /// READ: the next response packet expected.
+    pub(crate) read_next: u32,
+}
+
+impl Flight {
+    /// The last PSN it uses.
+    pub(crate) fn last_psn(&self) -> Psn {
+        self.first_psn.add(self.npsn.saturating_sub(1))
+    }
+
+    /// Whether `psn` is one of its PSNs.
+    pub(crate) fn holds(&self, psn: Psn) -> bool {
+        psn.in_window(self.first_psn, self.npsn)
+    }
+
+    /// Whether it still waits for a response (READ or atomic).
+    pub(crate) fn wants_response(&self) -> bool {
+        !self.done && matches!(self.op, FlightOp::Read | FlightOp::Atomic)
+    }
+}
+
+/// The flights, oldest first, in a ring allocated with the QP (nothing
+/// is allocated on the data path).
+pub(crate) struct Flights {
+    v: KVec<Flight>,
+    head: usize,
+    len: usize,
+}
+
+impl Flights {
+    /// Room for `cap` flights.
+    pub(crate) fn new(cap: usize) -> Result<Self> {
+        Ok(Self {
+            v: KVec::from_elem(Flight::default(), cap.max(1), GFP_KERNEL)?,
+            head: 0,
+            len: 0,
+        })
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn is_full(&self) -> bool {
+        self.len == self.v.len()
+    }
+
+    fn slot(&self, i: usize) -> Option<usize> {
+        (i < self.len).then(|| (self.head + i) % self.v.len())
+    }
+
+    pub(crate) fn get(&self, i: usize) -> Option<&Flight> {
+        self.v.get(self.slot(i)?)
+    }
+
+    pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut Flight> {
+        let s = self.slot(i)?;
+        self.v.get_mut(s)
+    }
+
+    fn push(&mut self, f: Flight) -> bool {
+        if self.is_full() {
+            return false;
+        }
+        let s = (self.head + self.len) % self.v.len();
+        match self.v.get_mut(s) {
+            Some(slot) => {
+                *slot = f;
+                self.len += 1;
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Drops the oldest flight.
+    pub(crate) fn pop(&mut self) -> Option<Flight> {
+        let f = *self.get(0)?;
+        self.head = (self.head + 1) % self.v.len();
+        self.len -= 1;
+        Some(f)
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.head = 0;
+        self.len = 0;
+    }
+
+    /// The index of the flight holding `psn`.
+    pub(crate) fn find(&self, psn: Psn) -> Option<usize> {
+        (0..self.len).find(|&i| self.get(i).is_some_and(|f| f.holds(psn)))
+    }
+}
+
+/// The requester's state, under the QP's lock.
+pub(crate) struct ReqState {
+    /// The PSN of the next new request.
+    pub(crate) psn: Psn,
+    pub(crate) flights: Flights,
+    /// The flight being sent (`flights.len()`: start the next WQE).
+    pub(crate) cursor: usize,
+    /// The next packet of that flight.
+    pub(crate) pkt: u32,
+    /// Packets sent since the last ACK request.
+    pub(crate) noack: u32,
+    /// Retries left after timeouts and sequence NAKs (7: unlimited).
+    pub(crate) retry_left: u8,
+    /// Retries left after RNR NAKs (7: unlimited).
+    pub(crate) rnr_left: u8,
+    /// Waiting for the RNR timer: send nothing.
+    pub(crate) rnr_wait: bool,
+    /// The retransmit timer is queued.
+    pub(crate) timer_armed: bool,
+    /// Jiffies of the last forward progress (ACK, or sending from idle).
+    pub(crate) progress: u64,
+    /// READs and atomics in flight.
+    pub(crate) rd_atomic: u32,
+    /// One SQ element, copied out of the ring to be decoded.
+    pub(crate) slot: KVec<u8>,
+}
+
+impl ReqState {
+    /// The state of a new QP whose SQ holds `elem_size`-byte elements.
+    pub(crate) fn new(elem_size: usize, max_flights: usize) -> Result<Self> {
+        Ok(Self {
+            psn: Psn::ZERO,
+            flights: Flights::new(max_flights)?,
+            cursor: 0,
+            pkt: 0,
+            noack: 0,
+            retry_left: 0,
+            rnr_left: 0,
+            rnr_wait: false,
+            timer_armed: false,
+            progress: 0,
+            rd_atomic: 0,
+            slot: KVec::from_elem(0u8, elem_size, GFP_KERNEL)?,
+        })
+    }
+
+    /// Back to the state of a QP that sent nothing (RESET, ERR).
+    pub(crate) fn reset(&mut self) {
+        self.flights.clear();
+        self.cursor = 0;
+        self.pkt = 0;
+        self.noack = 0;
+        self.rnr_wait = false;
+        self.rd_atomic = 0;
+    }
+
+    /// The oldest PSN not yet acknowledged (the next new one when none).
+    pub(crate) fn oldest_unacked(&self) -> Psn {
+        (0..self.flights.len())
+            .filter_map(|i| self.flights.get(i))
+            .find(|f| !f.done && f.op != FlightOp::Local)
+            .map_or(self.psn, |f| f.first_psn.add(f.read_next))
+    }
+
+    /// Whether any flight waits for the peer.
+    pub(crate) fn awaiting_peer(&self) -> bool {
+        (0..self.flights.len())
+            .filter_map(|i| self.flights.get(i))
+            .any(|f| !f.done && f.op != FlightOp::Local)
+    }
+
+    /// Moves the cursor back so that sending resumes at `psn`. READs and
+    /// atomics restart whole (the responder replays them from its
+    /// resources); SENDs and WRITEs resume at the packet holding `psn`.
+    pub(crate) fn rewind(&mut self, psn: Psn) {
+        let Some(i) = self.flights.find(psn) else {
+            return;
+        };
+        let pkt = match self.flights.get(i) {
+            Some(f) if f.op == FlightOp::SendWrite => f.first_psn.distance(psn),
+            Some(_) => 0,
+            None => return,
+        };
+        for j in i..self.flights.len() {
+            if let Some(f) = self.flights.get_mut(j) {
+                if f.op == FlightOp::Read && !f.done {
+                    f.read_next = 0;
+                }
+            }
+        }
+        if i < self.cursor || (i == self.cursor && pkt < self.pkt) {
+            self.cursor = i;
+            self.pkt = pkt;
+        }
+    }
+}
+
+/// How a requester pass ended.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ReqEnd {
+    /// Nothing more to send now.
+    Idle,
+    /// The outbox is full; more may be sent.
+    More,
+}
+
+/// The transport of a QP type.
+fn transport(ty: QpType) -> Transport {
+    match ty {
+        QpType::Rc => Transport::Rc,
+        QpType::Uc => Transport::Uc,
+        _ => Transport::Ud,
+    }
+}
+
+fn qp_kind(ty: QpType) -> QpKind {
+    match ty {
+        QpType::Rc => QpKind::Rc,
+        QpType::Uc => QpKind::Uc,
+        _ => QpKind::Ud,
+    }
+}
+
+/// The completion opcode and flight kind of a WQE.
+fn classify(op: &SendOp) -> (u32, FlightOp, Option<ReqKind>) {
+    match *op {
+        SendOp::Send { imm, inv_rkey } => (
+            IB_WC_SEND,
+            FlightOp::SendWrite,
+            Some(ReqKind::Send {
+                imm: imm.is_some(),
+                inv: inv_rkey.is_some(),
+            }),
+        ),
+        SendOp::Write { imm, .. } => (
+            IB_WC_RDMA_WRITE,
+            FlightOp::SendWrite,
+            Some(ReqKind::Write { imm: imm.is_some() }),
+        ),
+        SendOp::Read { .. } => (IB_WC_RDMA_READ, FlightOp::Read, Some(ReqKind::Read)),
+        SendOp::CmpSwap { .. } => (IB_WC_COMP_SWAP, FlightOp::Atomic, Some(ReqKind::CmpSwap)),
+        SendOp::FetchAdd { .. } => (IB_WC_FETCH_ADD, FlightOp::Atomic, Some(ReqKind::FetchAdd)),
+        SendOp::LocalInv { .. } => (IB_WC_LOCAL_INV, FlightOp::Local, None),
+        SendOp::RegMr { .. } => (IB_WC_REG_MR, FlightOp::Local, None),
+        SendOp::BindMw { .. } => (IB_WC_BIND_MW, FlightOp::Local, None),
+        SendOp::AtomicWrite { .. } => (IB_WC_ATOMIC_WRITE, FlightOp::Local, None),
+        SendOp::Flush { .. } => (IB_WC_FLUSH, FlightOp::Local, None),
+    }
+}
+
+/// The completion status for a memory error.
+pub(crate) fn mem_status(e: MemError) -> u32 {
+    match e {
+        MemError::Length => IB_WC_LOC_LEN_ERR,
+        MemError::Protection => IB_WC_LOC_PROT_ERR,
+    }
+}
+
+/// Runs a local operation; its completion status.
+fn local_op(qp: &QpInner, op: &SendOp) -> u32 {
+    let mrs = &qp.dev.mrs;
+    let ok = match *op {
+        SendOp::LocalInv { rkey } => mrs.get(rkey).is_some_and(|mr| mr.invalidate(rkey).is_ok()),
+        SendOp::RegMr { key, access } => qp.is_kernel()
+            && mrs.get_index(key).is_some_and(|mr| {
+                mr.in_pd(qp.pd) && mr.register_mapped(key, access).is_ok()
+            }),
+        // Memory windows, FLUSH and ATOMIC WRITE are not implemented: the
+        // WQE completes in error rather than pretending.
+        _ => false,
+    };
+    if ok {
+        IB_WC_SUCCESS
+    } else {
+        IB_WC_LOC_QP_OP_ERR
+    }
+}
+
+/// Sends what the SQ holds, as far as the window, the fences and the
+/// outbox allow. Called with the QP's lock (`st`) and SQ lock held.
+pub(crate) fn step(
+    qp: &QpInner,
+    st: &mut QpState_,
+    sq: &SharedQueue,
+    ndev: &crate::net::NetDev,
+    out: &mut Outbox,
+) -> ReqEnd {
+    loop {
+        if !out.has_room() {
+            return ReqEnd::More;
+        }
+        if st.req.rnr_wait || !st.can_send() {
+            return ReqEnd::Idle;
+        }
+        if st.req.cursor >= st.req.flights.len() && !start_next(qp, st, sq) {
+            return ReqEnd::Idle;
+        }
+        if !send_one(qp, st, sq, ndev, out) {
+            return ReqEnd::Idle;
+        }
+    }
+}
+
+/// Starts the next WQE of the SQ as a new flight; `false` when there is
+/// none or it must wait (window, fence, READ/atomic depth).
+fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
+    if st.sqd() {
+        // SQD: finish what was started, start nothing new.
+        return false;
+    }
+    let n = st.req.flights.len();
+    if st.req.flights.is_full() || !sq.peek_nth(n as u32, &mut st.req.slot) {
+        return false;
+    }
+    let max_rd = u32::from(st.attr.get().max_rd_atomic).max(1);
+    let mtu = st.mtu;
+    let decoded = wqe::decode_send(
+        &st.req.slot,
+        qp_kind(qp.ty),
+        qp.cap.max_send_sge,
+        qp.cap.max_inline_data,
+    );
+    let mut f = Flight {
+        signaled: qp.sq_sig_all,
+        first_psn: st.req.psn,
+        ..Default::default()
+    };
+    match decoded {
+        Err(_) => {
+            f.wr_id = wqe_wr_id(&st.req.slot);
+            f.op = FlightOp::Local;
+            f.done = true;
+            f.status = IB_WC_LOC_QP_OP_ERR;
+            f.wc_opcode = IB_WC_SEND;
+        }
+        Ok(w) => {
+            let (wc_opcode, op, _) = classify(&w.op);
+            f.wr_id = w.wr_id;
+            f.op = op;
+            f.wc_opcode = wc_opcode;
+            f.length = w.length;
+            f.signaled |= w.flags & IB_SEND_SIGNALED != 0;
+            let wants_rd = matches!(op, FlightOp::Read | FlightOp::Atomic);
+            if w.flags & IB_SEND_FENCE != 0 && st.req.rd_atomic > 0 {
+                return false;
+            }
+            if wants_rd && st.req.rd_atomic >= max_rd {
+                return false;
+            }
+            match op {
+                FlightOp::Local => {
+                    f.done = true;
+                    f.status = local_op(qp, &w.op);
+                }
+                FlightOp::Read => {
+                    f.npkts = 1;
+                    f.npsn = packet_count(w.length, mtu);
+                }
+                FlightOp::Atomic => {
+                    f.npkts = 1;
+                    f.npsn = 1;
+                }
+                FlightOp::SendWrite => {
+                    f.npkts = packet_count(w.length, mtu);
+                    f.npsn = f.npkts;
+                }
+            }
+            if qp.ty == QpType::Rc
+                && f.npsn > 0
+                && !window_open(st.req.oldest_unacked(), st.req.psn, f.npsn.min(16))
+            {
+                return false;
+            }
+            if wants_rd {
+                st.req.rd_atomic += 1;
+            }
+        }
+    }
+    if !st.req.awaiting_peer() {
+        st.req.progress = crate::rt::jiffies();
+    }
+    st.req.psn = st.req.psn.add(f.npsn);
+    st.req.pkt = 0;
+    if !st.req.flights.push(f) {
+        return false;
+    }
+    true
+}
+
+/// The `wr_id` at the start of any send WQE.
+fn wqe_wr_id(slot: &[u8]) -> u64 {
+    slot.first_chunk::<8>().map_or(0, |b| u64::from_ne_bytes(*b))
+}
+
+/// Builds the next packet of the cursor's flight; `false` if nothing was
+/// sent (flight finished without packets, or must wait).
+fn send_one(
+    qp: &QpInner,
+    st: &mut QpState_,
+    sq: &SharedQueue,
+    ndev: &crate::net::NetDev,
+    out: &mut Outbox,
+) -> bool {
+    let i = st.req.cursor;
+    let Some(f) = st.req.flights.get(i).copied() else {
+        return false;
+    };
+    if f.op == FlightOp::Local || st.req.pkt >= f.npkts {
+        st.req.cursor += 1;
+        st.req.pkt = 0;
+        return true;
+    }
+    let psn = f.first_psn.add(st.req.pkt);
+    if qp.ty == QpType::Rc && !window_open(st.req.oldest_unacked(), psn, 1) {
+        return false;
+    }
+    if !sq.peek_nth(i as u32, &mut st.req.slot) {
+        return false;
+    }
+    let built = match wqe::decode_send(
+        &st.req.slot,
+        qp_kind(qp.ty),
+        qp.cap.max_send_sge,
+        qp.cap.max_inline_data,
+    ) {
+        Ok(w) => build_request(qp, st, &w, &f, ndev),
+        Err(_) => Err(IB_WC_LOC_QP_OP_ERR),
+    };
+    match built {
+        Ok(Some(pkt)) => out.push(pkt),
+        // No path or no AH (UD): nothing to send now; retried later.
+        Ok(None) => return false,
+        Err(status) => {
+            fail_flight(st, i, status);
+            return true;
+        }
+    }
+    st.req.pkt += 1;
+    if st.req.pkt >= f.npkts {
+        st.req.cursor += 1;
+        st.req.pkt = 0;
+        if qp.ty != QpType::Rc {
+            // Unreliable: complete once sent.
+            if let Some(f) = st.req.flights.get_mut(i) {
+                f.done = true;
+                f.status = IB_WC_SUCCESS;
+            }
+        }
+    }
+    if qp.ty == QpType::Rc {
+        st.arm_retransmit = true;
+    }
+    true
+}
+
+/// Marks flight `i` failed with `status`; the completer reports it and
+/// takes the QP to the error state.
+pub(crate) fn fail_flight(st: &mut QpState_, i: usize, status: u32) {
+    if let Some(f) = st.req.flights.get_mut(i) {
+        if f.wants_response() {
+            st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
+        }
+        f.done = true;
+        f.status = status;
+    }
+    st.req.cursor = st.req.cursor.max(i + 1);
+    st.req.pkt = 0;
+}
+
+/// The path and source port a packet of this QP takes to `wqe`'s peer.
+fn route(qp: &QpInner, st: &QpState_, w: &SendWqe<'_>) -> Option<(Path, u16, u32, u32)> {
+    match (qp.ty, w.ud.as_ref()) {
+        (QpType::Ud | QpType::Gsi, Some(ud)) => {
+            let ah = qp.dev.ahs.get(ud.ah_num)?;
+            // A Q_Key with the high bit set means "use the QP's own".
+            let qkey = if ud.remote_qkey & 0x8000_0000 != 0 {
+                st.attr.get().qkey
+            } else {
+                ud.remote_qkey
+            };
+            Some((ah.path()?, st.sport, ud.remote_qpn, qkey))
+        }
+        (QpType::Rc | QpType::Uc, _) => {
+            Some((st.path?, st.sport, st.attr.get().dest_qp_num, 0))
+        }
+        _ => None,
+    }
+}
+
+/// Builds packet `st.req.pkt` of flight `f` from its WQE `w`. `Ok(None)`
+/// when it cannot be sent yet; `Err(status)` to fail the WQE.
+fn build_request(
+    qp: &QpInner,
+    st: &mut QpState_,
+    w: &SendWqe<'_>,
+    f: &Flight,
+    ndev: &crate::net::NetDev,
+) -> Result<Option<xmit::TxPacket>, u32> {
+    let (_, _, kind) = classify(&w.op);
+    let kind = kind.ok_or(IB_WC_LOC_QP_OP_ERR)?;
+    let Some((path, sport, dest_qpn, qkey)) = route(qp, st, w) else {
+        return if matches!(qp.ty, QpType::Ud | QpType::Gsi) {
+            // The AH is gone: the WQE cannot be sent.
+            Err(IB_WC_LOC_QP_OP_ERR)
+        } else {
+            Ok(None)
+        };
+    };
+    let idx = st.req.pkt;
+    let pos = position(idx, f.npkts);
+    let opcode = request_opcode(transport(qp.ty), kind, pos).ok_or(IB_WC_LOC_QP_OP_ERR)?;
+    let psn = f.first_psn.add(idx);
+    let mut bth = Bth::new(opcode, dest_qpn, psn);
+    let last = matches!(pos, Position::Last | Position::Only);
+    bth.solicited = last && w.flags & IB_SEND_SOLICITED != 0;
+    st.req.noack += 1;
+    if last || st.req.noack >= MAX_PKTS_PER_ACK {
+        bth.ack_req = qp.ty == QpType::Rc;
+        st.req.noack = 0;
+    }
+    let mut hdrs = Headers::new(bth);
+    let (offset, len) = match w.op {
+        SendOp::Read { remote_addr, rkey } => {
+            hdrs.reth = Some(Reth {
+                va: remote_addr,
+                rkey,
+                len: w.length,
+            });
+            (0, 0)
+        }
+        SendOp::CmpSwap {
+            remote_addr,
+            rkey,
+            compare,
+            swap,
+        } => {
+            hdrs.atomic_eth = Some(AtomicEth {
+                va: remote_addr,
+                rkey,
+                swap_add: swap,
+                compare,
+            });
+            (0, 0)
+        }
+        SendOp::FetchAdd {
+            remote_addr,
+            rkey,
+            add,
+        } => {
+            hdrs.atomic_eth = Some(AtomicEth {
+                va: remote_addr,
+                rkey,
+                swap_add: add,
+                compare: 0,
+            });
+            (0, 0)
+        }
+        SendOp::Write {
+            remote_addr,
+            rkey,
+            imm,
+        } => {
+            if matches!(pos, Position::First | Position::Only) {
+                hdrs.reth = Some(Reth {
+                    va: remote_addr,
+                    rkey,
+                    len: w.length,
+                });
+            }
+            if last {
+                hdrs.immdt = imm.map(|imm| ImmDt { imm });
+            }
+            packet_span(w.length, st.mtu, idx).ok_or(IB_WC_LOC_LEN_ERR)?
+        }
+        SendOp::Send { imm, inv_rkey } => {
+            if last {
+                hdrs.immdt = imm.map(|imm| ImmDt { imm });
+                hdrs.ieth = inv_rkey.map(|rkey| Ieth { rkey });
+            }
+            packet_span(w.length, st.mtu, idx).ok_or(IB_WC_LOC_LEN_ERR)?
+        }
+        _ => return Err(IB_WC_LOC_QP_OP_ERR),
+    };
+    if matches!(qp.ty, QpType::Ud | QpType::Gsi) {
+        let src_qpn = if qp.ty == QpType::Gsi { 1 } else { qp.qpn };
+        hdrs.deth = Some(Deth { qkey, src_qpn });
+    }
+    let mrs = &qp.dev.mrs;
+    let pd = qp.pd;
+    let pkt = xmit::build(ndev, &path, sport, hdrs, len as usize, |dst| match &w.payload {
+        Payload::Inline(data) => {
+            let data = data
+                .get(offset as usize..offset as usize + dst.len())
+                .ok_or(MemError::Length)?;
+            dst.copy_from_slice(data);
+            Ok(())
+        }
+        Payload::Sges(sges) => mem::gather(mrs, pd, sges, offset, dst),
+    });
+    match pkt {
+        Ok(p) => Ok(Some(p)),
+        Err(BuildError::Payload(e)) => Err(mem_status(e)),
+        // No memory: try again later.
+        Err(BuildError::NoBuffer) => Ok(None),
+    }
+}

@@ -1,0 +1,817 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The responder: executes request packets against local memory and
+//! answers them.
+//!
+//! RC requests are taken strictly in PSN order. A later PSN gets one
+//! sequence NAK per gap; an earlier one is a duplicate, answered again from
+//! what was already done (an ACK, or a READ/atomic replayed from the
+//! responder resources). Every remote address is resolved through the MR
+//! table (R_Key, PD, bounds, access) before a byte moves; a refusal is a
+//! NAK, never a copy.
+
+use crate::{
+    counters::Counter,
+    cq::Completion,
+    ib::consts::*,
+    logic::{
+        mr::{REMOTE_ATOMIC, REMOTE_READ, REMOTE_WRITE},
+        qp_state::QpType,
+        segment::{packet_count, packet_span, position, read_response_opcode},
+        wqe,
+    },
+    mem::{self, MemError},
+    mr::AtomicOp,
+    net::{IpAddr, NetDev},
+    proto::{
+        headers::{Aeth, AtomicAckEth, Bth, NakCode, Syndrome},
+        opcode::{Opcode, OpcodeInfo},
+        packet::{Headers, Packet},
+        psn::Psn,
+    },
+    qp::{Notify, QpInner, QpState_},
+    queue::SharedQueue,
+    xmit::{self, Outbox},
+};
+use kernel::prelude::*;
+
+/// What the packet came with besides its IB part.
+pub(crate) struct RxMeta<'a> {
+    /// The sender's address.
+    pub(crate) src: IpAddr,
+    /// The whole IP header (for the GRH of UD receives).
+    pub(crate) ip_header: &'a [u8],
+}
+
+/// The message being received.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum InProgress {
+    /// Between messages.
+    #[default]
+    None,
+    /// A SEND into the receive WQE in `RespState::recv`.
+    Send,
+    /// An RDMA WRITE to `va` under `rkey`, `resid` bytes to go.
+    Write { rkey: u32, va: u64, resid: u32 },
+    /// UC: the rest of a message that was dropped.
+    Drop,
+}
+
+/// A READ or atomic the responder executed, kept to answer duplicates.
+#[derive(Clone, Copy, Default)]
+pub(crate) enum Resource {
+    #[default]
+    Free,
+    /// A READ: `npkts` responses from `first_psn`, the next to send is
+    /// `next` (== `npkts` when all were sent).
+    Read {
+        rkey: u32,
+        va: u64,
+        len: u32,
+        first_psn: Psn,
+        npkts: u32,
+        next: u32,
+    },
+    /// An atomic and the value it found.
+    Atomic { psn: Psn, orig: u64 },
+}
+
+/// The responder's state, under the QP's lock.
+pub(crate) struct RespState {
+    /// The next PSN expected.
+    pub(crate) psn: Psn,
+    /// Messages completed (the MSN in ACKs).
+    pub(crate) msn: u32,
+    /// A sequence NAK was sent for the current gap.
+    pub(crate) nak_sent: bool,
+    pub(crate) cur: InProgress,
+    /// The receive WQE in use: a copy, and whether it came from the SRQ
+    /// (else it is still the oldest element of the RQ).
+    pub(crate) recv: KVec<u8>,
+    pub(crate) have_recv: bool,
+    pub(crate) recv_from_srq: bool,
+    /// Bytes of the current SEND placed so far.
+    pub(crate) recv_offset: u32,
+    /// READ and atomic resources, a ring of `max_dest_rd_atomic`.
+    pub(crate) res: KVec<Resource>,
+    pub(crate) res_next: usize,
+}
+
+impl RespState {
+    /// The state of a new QP whose receive WQEs are `recv_size` bytes.
+    pub(crate) fn new(recv_size: usize) -> Result<Self> {
+        Ok(Self {
+            psn: Psn::ZERO,
+            msn: 0,
+            nak_sent: false,
+            cur: InProgress::None,
+            recv: KVec::from_elem(0u8, recv_size.max(8), GFP_KERNEL)?,
+            have_recv: false,
+            recv_from_srq: false,
+            recv_offset: 0,
+            res: KVec::from_elem(Resource::Free, crate::params::MAX_RD_ATOMIC as usize, GFP_KERNEL)?,
+            res_next: 0,
+        })
+    }
+
+    /// Back to the state of a fresh QP.
+    pub(crate) fn reset(&mut self) {
+        self.msn = 0;
+        self.nak_sent = false;
+        self.cur = InProgress::None;
+        self.have_recv = false;
+        self.recv_offset = 0;
+        for r in self.res.iter_mut() {
+            *r = Resource::Free;
+        }
+        self.res_next = 0;
+    }
+
+    fn add_resource(&mut self, r: Resource, depth: usize) {
+        let depth = depth.clamp(1, self.res.len());
+        let i = self.res_next % depth;
+        if let Some(slot) = self.res.get_mut(i) {
+            *slot = r;
+        }
+        self.res_next = (i + 1) % depth;
+    }
+}
+
+/// How a request ends for the requester.
+enum Answer {
+    /// Nothing (UC, UD, or no ACK requested).
+    None,
+    Ack,
+    Nak(NakCode),
+    Rnr,
+    AtomicAck(u64),
+}
+
+/// Handles a request packet (the caller checked the QP type, state and
+/// peer).
+pub(crate) fn on_request(
+    qp: &QpInner,
+    st: &mut QpState_,
+    rq: Option<&mut SharedQueue>,
+    pkt: &Packet<'_>,
+    meta: &RxMeta<'_>,
+    ndev: &NetDev,
+    out: &mut Outbox,
+    notify: &mut Notify,
+) {
+    match qp.ty {
+        QpType::Rc => on_rc(qp, st, rq, pkt, ndev, out, notify),
+        QpType::Uc => on_uc(qp, st, rq, pkt, notify),
+        _ => on_ud(qp, st, rq, pkt, meta, notify),
+    }
+}
+
+fn on_rc(
+    qp: &QpInner,
+    st: &mut QpState_,
+    rq: Option<&mut SharedQueue>,
+    pkt: &Packet<'_>,
+    ndev: &NetDev,
+    out: &mut Outbox,
+    notify: &mut Notify,
+) {
+    let psn = pkt.headers.bth.psn;
+    let expected = st.resp.psn;
+    if psn.is_after(expected) {
+        qp.dev.counters.add(Counter::OutOfSeqRequest, 1);
+        if !st.resp.nak_sent {
+            st.resp.nak_sent = true;
+            send_ack(qp, st, ndev, out, expected, Syndrome::Nak(NakCode::PsnSequenceError));
+        }
+        return;
+    }
+    if psn.is_before(expected) {
+        qp.dev.counters.add(Counter::DuplicateRequest, 1);
+        duplicate(qp, st, pkt, ndev, out);
+        return;
+    }
+    let answer = execute(qp, st, rq, pkt, notify);
+    match answer {
+        Answer::None => {}
+        Answer::Ack => send_ack(qp, st, ndev, out, psn, Syndrome::ACK_UNLIMITED),
+        Answer::Nak(code) => {
+            send_ack(qp, st, ndev, out, psn, Syndrome::Nak(code));
+            // Class C/D errors: the responder's QP goes to the error state.
+            if code != NakCode::PsnSequenceError {
+                st.enter_error = true;
+            }
+        }
+        Answer::Rnr => {
+            qp.dev.counters.add(Counter::SendRnrErr, 1);
+            let timer = st.attr.get().min_rnr_timer;
+            send_ack(qp, st, ndev, out, psn, Syndrome::RnrNak { timer });
+        }
+        Answer::AtomicAck(orig) => send_atomic_ack(qp, st, ndev, out, psn, orig),
+    }
+}
+
+/// Takes a request in order: checks it, executes it, advances the PSN.
+fn execute(
+    qp: &QpInner,
+    st: &mut QpState_,
+    rq: Option<&mut SharedQueue>,
+    pkt: &Packet<'_>,
+    notify: &mut Notify,
+) -> Answer {
+    let info = pkt.info();
+    let psn = pkt.headers.bth.psn;
+    if let Err(code) = check_sequence(st.resp.cur, info) {
+        return Answer::Nak(code);
+    }
+    if let Err(code) = check_length(st.mtu, info, pkt.payload.len()) {
+        return Answer::Nak(code);
+    }
+    let ack_req = pkt.headers.bth.ack_req;
+    if info.is_read() {
+        return match start_read(qp, st, pkt) {
+            Ok(npkts) => {
+                st.resp.psn = psn.add(npkts);
+                st.resp.msn = st.resp.msn.wrapping_add(1);
+                st.resp.nak_sent = false;
+                st.reads_pending = true;
+                Answer::None
+            }
+            Err(code) => Answer::Nak(code),
+        };
+    }
+    if info.is_atomic() {
+        return match atomic(qp, st, pkt) {
+            Ok(orig) => {
+                st.resp.psn = psn.next();
+                st.resp.msn = st.resp.msn.wrapping_add(1);
+                st.resp.nak_sent = false;
+                Answer::AtomicAck(orig)
+            }
+            Err(code) => Answer::Nak(code),
+        };
+    }
+    if !info.is_send() && !info.is_write() {
+        // FLUSH and ATOMIC WRITE are not implemented.
+        return Answer::Nak(NakCode::InvalidRequest);
+    }
+    match place(qp, st, rq, pkt, notify) {
+        Ok(()) => {
+            st.resp.psn = psn.next();
+            st.resp.nak_sent = false;
+            if ack_req {
+                Answer::Ack
+            } else {
+                Answer::None
+            }
+        }
+        Err(Placement::Rnr) => Answer::Rnr,
+        Err(Placement::Nak(code)) => Answer::Nak(code),
+    }
+}
+
+/// The opcode must continue the message in progress (or start one).
+fn check_sequence(cur: InProgress, info: &OpcodeInfo) -> Result<(), NakCode> {
+    let ok = match cur {
+        InProgress::None | InProgress::Drop => info.is_first() || !(info.is_send() || info.is_write()),
+        InProgress::Send => info.is_send() && !info.is_first(),
+        InProgress::Write { .. } => info.is_write() && !info.is_first(),
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(NakCode::InvalidRequest)
+    }
+}
+
+/// First and middle packets carry exactly one MTU; the rest at most one.
+fn check_length(mtu: u32, info: &OpcodeInfo, len: usize) -> Result<(), NakCode> {
+    let mtu = mtu as usize;
+    let full = (info.is_first() && !info.is_last()) || (!info.is_first() && !info.is_last());
+    let fits = if full && (info.is_send() || info.is_write()) {
+        len == mtu
+    } else {
+        len <= mtu
+    };
+    if fits {
+        Ok(())
+    } else {
+        Err(NakCode::InvalidRequest)
+    }
+}
+
+/// Why a SEND or WRITE packet was not placed.
+enum Placement {
+    Rnr,
+    Nak(NakCode),
+}
+
+/// Places a SEND or WRITE packet; completes the receive at the end of a
+/// SEND or WRITE with immediate.
+fn place(
+    qp: &QpInner,
+    st: &mut QpState_,
+    mut rq: Option<&mut SharedQueue>,
+    pkt: &Packet<'_>,
+    notify: &mut Notify,
+) -> Result<(), Placement> {
+    let info = pkt.info();
+    let needs_recv = info.is_send() || (info.is_last() && pkt.headers.immdt.is_some());
+    if needs_recv && !st.resp.have_recv && !take_recv(qp, st, rq.as_deref_mut()) {
+        return Err(Placement::Rnr);
+    }
+    if info.is_write() {
+        write_payload(qp, st, pkt)?;
+    } else {
+        st.resp.cur = InProgress::Send;
+        let offset = st.resp.recv_offset;
+        recv_scatter(qp, st, offset, pkt.payload).map_err(|e| {
+            // The receive completes in error and the QP fails.
+            finish_recv(qp, st, rq.as_deref_mut(), pkt, e_status(e), notify);
+            Placement::Nak(NakCode::InvalidRequest)
+        })?;
+        st.resp.recv_offset = offset.saturating_add(pkt.payload.len() as u32);
+    }
+    if info.is_last() {
+        st.resp.msn = st.resp.msn.wrapping_add(1);
+        if needs_recv {
+            finish_recv(qp, st, rq, pkt, IB_WC_SUCCESS, notify);
+        }
+        st.resp.cur = InProgress::None;
+    }
+    Ok(())
+}
+
+fn e_status(e: MemError) -> u32 {
+    match e {
+        MemError::Length => IB_WC_LOC_LEN_ERR,
+        MemError::Protection => IB_WC_LOC_PROT_ERR,
+    }
+}
+
+/// The RDMA WRITE part of a packet: the RETH (first packet) is checked
+/// against the MR table, every packet against what is left of it.
+fn write_payload(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<(), Placement> {
+    let len = pkt.payload.len() as u32;
+    let (rkey, va, resid) = match (st.resp.cur, pkt.headers.reth) {
+        (InProgress::Write { rkey, va, resid }, _) => (rkey, va, resid),
+        (_, Some(reth)) => {
+            if st.attr.get().qp_access_flags & REMOTE_WRITE == 0 {
+                return Err(Placement::Nak(NakCode::RemoteAccessError));
+            }
+            (reth.rkey, reth.va, reth.len)
+        }
+        _ => return Err(Placement::Nak(NakCode::InvalidRequest)),
+    };
+    if len > resid || (pkt.info().is_last() && len != resid) {
+        return Err(Placement::Nak(NakCode::InvalidRequest));
+    }
+    if len > 0 || resid > 0 {
+        let (mr, at) = qp
+            .dev
+            .mrs
+            .lookup(rkey, qp.pd, va, u64::from(len), REMOTE_WRITE)
+            .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;
+        mr.write_at(at, pkt.payload)
+            .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;
+    }
+    st.resp.cur = InProgress::Write {
+        rkey,
+        va: va.wrapping_add(u64::from(len)),
+        resid: resid - len,
+    };
+    Ok(())
+}
+
+/// Takes a receive WQE for the message starting now: the oldest of the
+/// RQ (left there until the message completes) or one popped from the
+/// SRQ. `false` if there is none.
+fn take_recv(qp: &QpInner, st: &mut QpState_, rq: Option<&mut SharedQueue>) -> bool {
+    st.resp.recv_offset = 0;
+    if let Some(srq) = &qp.srq {
+        let got = srq.take(&mut st.resp.recv, &qp.dev);
+        st.resp.have_recv = got;
+        st.resp.recv_from_srq = true;
+        return got;
+    }
+    let Some(rq) = rq else {
+        return false;
+    };
+    let got = rq.peek(&mut st.resp.recv);
+    st.resp.have_recv = got;
+    st.resp.recv_from_srq = false;
+    got
+}
+
+/// Copies `data` to byte `offset` of the receive WQE's buffers.
+fn recv_scatter(qp: &QpInner, st: &QpState_, offset: u32, data: &[u8]) -> Result<(), MemError> {
+    let max_sge = qp.recv_max_sge();
+    let w = wqe::decode_recv(&st.resp.recv, max_sge).map_err(|_| MemError::Protection)?;
+    mem::scatter(&qp.dev.mrs, qp.pd, &w.sges, offset, data)
+}
+
+/// Completes the receive WQE in use with `status` and releases it.
+fn finish_recv(
+    qp: &QpInner,
+    st: &mut QpState_,
+    rq: Option<&mut SharedQueue>,
+    pkt: &Packet<'_>,
+    status: u32,
+    notify: &mut Notify,
+) {
+    if !st.resp.have_recv {
+        return;
+    }
+    let wr_id = st
+        .resp
+        .recv
+        .first_chunk::<8>()
+        .map_or(0, |b| u64::from_ne_bytes(*b));
+    let mut c = Completion {
+        wr_id,
+        status,
+        opcode: IB_WC_RECV,
+        byte_len: st.resp.recv_offset,
+        qp_num: qp.qpn,
+        src_qp: st.attr.get().dest_qp_num,
+        port_num: crate::params::PORT as u8,
+        ..Default::default()
+    };
+    if let Some(imm) = pkt.headers.immdt {
+        c.ex = imm.imm;
+        c.wc_flags |= IB_WC_WITH_IMM;
+        if pkt.info().is_write() {
+            c.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+        }
+    } else if let Some(ieth) = pkt.headers.ieth {
+        c.ex = ieth.rkey;
+        c.wc_flags |= IB_WC_WITH_INVALIDATE;
+        if let Some(mr) = qp.dev.mrs.get(ieth.rkey) {
+            let _ = mr.invalidate(ieth.rkey);
+        }
+    }
+    post_recv_completion(qp, st, rq, &c, pkt.headers.bth.solicited, notify);
+    if status != IB_WC_SUCCESS {
+        st.enter_error = true;
+    }
+}
+
+/// Posts a receive completion and releases the receive WQE.
+fn post_recv_completion(
+    qp: &QpInner,
+    st: &mut QpState_,
+    rq: Option<&mut SharedQueue>,
+    c: &Completion,
+    solicited: bool,
+    notify: &mut Notify,
+) {
+    if !st.resp.recv_from_srq {
+        if let Some(rq) = rq {
+            rq.pop();
+        }
+    }
+    st.resp.have_recv = false;
+    st.resp.recv_offset = 0;
+    qp.dev.counters.add(Counter::RdmaRecvs, 1);
+    notify.recv |= qp
+        .recv_cq
+        .post_solicited_quiet(c, qp.handle, solicited)
+        .unwrap_or(false);
+}
+
+/// Checks a READ request and records it; returns its response count.
+fn start_read(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<u32, NakCode> {
+    let reth = pkt.headers.reth.ok_or(NakCode::InvalidRequest)?;
+    if st.attr.get().qp_access_flags & REMOTE_READ == 0 {
+        return Err(NakCode::RemoteAccessError);
+    }
+    if reth.len > 0 {
+        qp.dev
+            .mrs
+            .lookup(reth.rkey, qp.pd, reth.va, u64::from(reth.len), REMOTE_READ)
+            .map_err(|_| NakCode::RemoteAccessError)?;
+    }
+    let npkts = packet_count(reth.len, st.mtu);
+    let depth = usize::from(st.attr.get().max_dest_rd_atomic);
+    st.resp.add_resource(
+        Resource::Read {
+            rkey: reth.rkey,
+            va: reth.va,
+            len: reth.len,
+            first_psn: pkt.headers.bth.psn,
+            npkts,
+            next: 0,
+        },
+        depth,
+    );
+    Ok(npkts)
+}
+
+/// Executes an atomic; returns the value found.
+fn atomic(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<u64, NakCode> {
+    let a = pkt.headers.atomic_eth.ok_or(NakCode::InvalidRequest)?;
+    if st.attr.get().qp_access_flags & REMOTE_ATOMIC == 0 {
+        return Err(NakCode::RemoteAccessError);
+    }
+    if a.va % 8 != 0 {
+        return Err(NakCode::InvalidRequest);
+    }
+    let (mr, at) = qp
+        .dev
+        .mrs
+        .lookup(a.rkey, qp.pd, a.va, 8, REMOTE_ATOMIC)
+        .map_err(|_| NakCode::RemoteAccessError)?;
+    let op = if pkt.opcode() == Opcode::RcCompareSwap {
+        AtomicOp::CmpSwap {
+            compare: a.compare,
+            swap: a.swap_add,
+        }
+    } else {
+        AtomicOp::FetchAdd(a.swap_add)
+    };
+    let orig = mr
+        .atomic_at(at, op)
+        .map_err(|_| NakCode::RemoteOperationalError)?;
+    let depth = usize::from(st.attr.get().max_dest_rd_atomic);
+    st.resp.add_resource(
+        Resource::Atomic {
+            psn: pkt.headers.bth.psn,
+            orig,
+        },
+        depth,
+    );
+    Ok(orig)
+}
+
+/// A request with a PSN already taken: answer it again.
+fn duplicate(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>, ndev: &NetDev, out: &mut Outbox) {
+    let psn = pkt.headers.bth.psn;
+    let info = pkt.info();
+    if info.is_read() {
+        for r in st.resp.res.iter_mut() {
+            if let Resource::Read {
+                first_psn, next, ..
+            } = r
+            {
+                if *first_psn == psn {
+                    *next = 0;
+                    st.reads_pending = true;
+                }
+            }
+        }
+        return;
+    }
+    if info.is_atomic() {
+        let found = st.resp.res.iter().find_map(|r| match *r {
+            Resource::Atomic { psn: p, orig } if p == psn => Some(orig),
+            _ => None,
+        });
+        if let Some(orig) = found {
+            send_atomic_ack(qp, st, ndev, out, psn, orig);
+        }
+        return;
+    }
+    if pkt.headers.bth.ack_req {
+        let last = st.resp.psn.prev();
+        send_ack(qp, st, ndev, out, last, Syndrome::ACK_UNLIMITED);
+    }
+}
+
+/// The BTH of a response to the connected peer.
+fn response_bth(st: &QpState_, opcode: Opcode, psn: Psn) -> Bth {
+    Bth::new(opcode, st.attr.get().dest_qp_num, psn)
+}
+
+fn send_ack(
+    qp: &QpInner,
+    st: &QpState_,
+    ndev: &NetDev,
+    out: &mut Outbox,
+    psn: Psn,
+    syndrome: Syndrome,
+) {
+    let Some(path) = st.path else { return };
+    let mut hdrs = Headers::new(response_bth(st, Opcode::RcAcknowledge, psn));
+    hdrs.aeth = Some(Aeth {
+        syndrome,
+        msn: st.resp.msn,
+    });
+    if let Ok(p) = xmit::build::<()>(ndev, &path, st.sport, hdrs, 0, |_| Ok(())) {
+        out.push(p);
+    }
+    let _ = qp;
+}
+
+fn send_atomic_ack(
+    qp: &QpInner,
+    st: &QpState_,
+    ndev: &NetDev,
+    out: &mut Outbox,
+    psn: Psn,
+    orig: u64,
+) {
+    let Some(path) = st.path else { return };
+    let mut hdrs = Headers::new(response_bth(st, Opcode::RcAtomicAcknowledge, psn));
+    hdrs.aeth = Some(Aeth::ack(st.resp.msn));
+    hdrs.atomic_ack_eth = Some(AtomicAckEth { orig });
+    if let Ok(p) = xmit::build::<()>(ndev, &path, st.sport, hdrs, 0, |_| Ok(())) {
+        out.push(p);
+    }
+    let _ = qp;
+}
+
+/// Sends pending READ responses, oldest resource first, while the outbox
+/// has room. Returns whether some are still pending.
+pub(crate) fn send_read_responses(
+    qp: &QpInner,
+    st: &mut QpState_,
+    ndev: &NetDev,
+    out: &mut Outbox,
+) -> bool {
+    if !st.reads_pending {
+        return false;
+    }
+    let Some(path) = st.path else {
+        return false;
+    };
+    let n = st.resp.res.len();
+    let start = st.resp.res_next;
+    for k in 0..n {
+        let i = (start + k) % n;
+        loop {
+            let Some(Resource::Read {
+                rkey,
+                va,
+                len,
+                first_psn,
+                npkts,
+                next,
+            }) = st.resp.res.get(i).copied()
+            else {
+                break;
+            };
+            if next >= npkts {
+                break;
+            }
+            if !out.has_room() {
+                return true;
+            }
+            let Some((offset, plen)) = packet_span(len, st.mtu, next) else {
+                break;
+            };
+            let pos = position(next, npkts);
+            let psn = first_psn.add(next);
+            let mut hdrs = Headers::new(response_bth(st, read_response_opcode(pos), psn));
+            if hdrs.check().is_ok_and(|info| info.has(crate::proto::opcode::ExtHeader::Aeth)) {
+                hdrs.aeth = Some(Aeth::ack(st.resp.msn));
+            }
+            let mrs = &qp.dev.mrs;
+            let pd = qp.pd;
+            let built = xmit::build(ndev, &path, st.sport, hdrs, plen as usize, |dst| {
+                if dst.is_empty() {
+                    return Ok(());
+                }
+                let at_va = va.wrapping_add(u64::from(offset));
+                let (mr, at) = mrs
+                    .lookup(rkey, pd, at_va, dst.len() as u64, REMOTE_READ)
+                    .map_err(|_| ())?;
+                mr.read_at(at, dst).map_err(|_| ())
+            });
+            match built {
+                Ok(p) => out.push(p),
+                // The MR went away under the READ: nothing more to send.
+                Err(xmit::BuildError::Payload(())) => {
+                    if let Some(r) = st.resp.res.get_mut(i) {
+                        *r = Resource::Free;
+                    }
+                    break;
+                }
+                Err(xmit::BuildError::NoBuffer) => return true,
+            }
+            if let Some(Resource::Read { next, .. }) = st.resp.res.get_mut(i) {
+                *next += 1;
+            }
+        }
+    }
+    st.reads_pending = false;
+    false
+}
+
+fn on_uc(
+    qp: &QpInner,
+    st: &mut QpState_,
+    rq: Option<&mut SharedQueue>,
+    pkt: &Packet<'_>,
+    notify: &mut Notify,
+) {
+    let psn = pkt.headers.bth.psn;
+    let info = pkt.info();
+    if psn != st.resp.psn {
+        // A lost packet: drop the rest of this message; resynchronise on
+        // the next first packet.
+        if !info.is_first() {
+            st.resp.psn = psn.next();
+            st.resp.cur = InProgress::Drop;
+            return;
+        }
+        st.resp.cur = InProgress::None;
+        st.resp.recv_offset = 0;
+    }
+    st.resp.psn = psn.next();
+    if st.resp.cur == InProgress::Drop && !info.is_first() {
+        return;
+    }
+    if check_sequence(st.resp.cur, info).is_err()
+        || check_length(st.mtu, info, pkt.payload.len()).is_err()
+    {
+        st.resp.cur = if info.is_last() {
+            InProgress::None
+        } else {
+            InProgress::Drop
+        };
+        return;
+    }
+    if place(qp, st, rq, pkt, notify).is_err() {
+        st.resp.cur = if info.is_last() {
+            InProgress::None
+        } else {
+            InProgress::Drop
+        };
+        if !st.resp.recv_from_srq {
+            st.resp.have_recv = false;
+        }
+    }
+}
+
+/// The 40 bytes that precede a UD receive's payload: the IPv6 header, or
+/// the IPv4 header in the last 20 bytes.
+fn grh_bytes(ip_header: &[u8]) -> [u8; 40] {
+    let mut grh = [0u8; 40];
+    if ip_header.len() == 40 {
+        grh.copy_from_slice(ip_header);
+    } else if let Some(v4) = ip_header.get(..20) {
+        if let Some(dst) = grh.get_mut(20..) {
+            dst.copy_from_slice(v4);
+        }
+    }
+    grh
+}
+
+fn on_ud(
+    qp: &QpInner,
+    st: &mut QpState_,
+    rq: Option<&mut SharedQueue>,
+    pkt: &Packet<'_>,
+    meta: &RxMeta<'_>,
+    notify: &mut Notify,
+) {
+    let Some(deth) = pkt.headers.deth else { return };
+    let qkey = if qp.ty == QpType::Gsi {
+        crate::proto::headers::GSI_QKEY
+    } else {
+        st.attr.get().qkey
+    };
+    if deth.qkey != qkey {
+        return;
+    }
+    let mut rq = rq;
+    if !take_recv(qp, st, rq.as_deref_mut()) {
+        return;
+    }
+    let grh = grh_bytes(meta.ip_header);
+    let placed = recv_scatter(qp, st, 0, &grh)
+        .and_then(|()| recv_scatter(qp, st, grh.len() as u32, pkt.payload));
+    let status = match placed {
+        Ok(()) => IB_WC_SUCCESS,
+        Err(e) => e_status(e),
+    };
+    st.resp.recv_offset = (grh.len() + pkt.payload.len()) as u32;
+    let mut c = Completion {
+        wr_id: st
+            .resp
+            .recv
+            .first_chunk::<8>()
+            .map_or(0, |b| u64::from_ne_bytes(*b)),
+        status,
+        opcode: IB_WC_RECV,
+        byte_len: st.resp.recv_offset,
+        qp_num: qp.qpn,
+        src_qp: deth.src_qpn,
+        wc_flags: IB_WC_GRH,
+        port_num: crate::params::PORT as u8,
+        network_hdr_type: if meta.src.is_v4() {
+            RDMA_NETWORK_IPV4
+        } else {
+            RDMA_NETWORK_IPV6
+        },
+        ..Default::default()
+    };
+    if let Some(imm) = pkt.headers.immdt {
+        c.ex = imm.imm;
+        c.wc_flags |= IB_WC_WITH_IMM;
+    }
+    c.wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+    post_recv_completion(qp, st, rq, &c, pkt.headers.bth.solicited, notify);
+    if status != IB_WC_SUCCESS {
+        st.enter_error = true;
+    }
+}
