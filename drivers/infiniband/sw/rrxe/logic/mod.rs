@@ -18,10 +18,13 @@
 //!   check every use of a memory region goes through.
 //! - [`wr`]: which work requests each QP type takes, and their checks.
 //! - [`mad`]: the performance management queries a port answers.
+//! - [`wqe`]: decoding and checking the send and receive WQEs in a ring
+//!   slot.
 
 pub(crate) mod keys;
 pub(crate) mod mad;
 pub(crate) mod mr;
 pub(crate) mod qp_state;
 pub(crate) mod queue;
+pub(crate) mod wqe;
 pub(crate) mod wr;
