@@ -14,6 +14,7 @@ mod queue_buf;
 mod stats;
 mod udata;
 mod umem;
+mod wqe_layout;
 mod wr;
 
 pub(crate) use device::{

@@ -20,6 +20,8 @@
 //! - [`mad`]: the performance management queries a port answers.
 //! - [`segment`]: how messages become packets (counts, spans, opcodes).
 //! - [`flow`]: UDP source ports and the requester's PSN window.
+//! - [`wqe`]: decoding and checking the send and receive WQEs in a ring
+//!   slot.
 
 pub(crate) mod flow;
 pub(crate) mod keys;
@@ -28,4 +30,5 @@ pub(crate) mod mr;
 pub(crate) mod qp_state;
 pub(crate) mod queue;
 pub(crate) mod segment;
+pub(crate) mod wqe;
 pub(crate) mod wr;
