@@ -79,11 +79,12 @@ impl AhTable {
         check(attr)?;
         // Kernel consumers may create AHs in atomic context.
         let gfp: Flags = if sleepable { GFP_KERNEL } else { GFP_ATOMIC };
+        let path = Path::from_ah(attr);
         let inner = Arc::pin_init(
             pin_init!(AhInner {
                 num: AtomicU32::new(0),
                 attr <- new_spinlock_irq!(attr.to_stored()),
-                path <- new_spinlock_irq!(Path::from_ah(attr)),
+                path <- new_spinlock_irq!(path),
             }),
             gfp,
         )?;

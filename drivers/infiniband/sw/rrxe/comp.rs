@@ -15,7 +15,8 @@ use crate::{
     logic::{
         qp_state::QpState,
         segment::{packet_count, packet_span, position, read_response_opcode},
-        wqe::{self, QpKind},
+        qp_state::QpType,
+        wqe,
     },
     mem,
     proto::{
@@ -202,7 +203,7 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
     }
     let placed = match wqe::decode_send(
         &st.req.slot,
-        QpKind::Rc,
+        QpType::Rc,
         qp.cap.max_send_sge,
         qp.cap.max_inline_data,
     ) {
@@ -248,7 +249,7 @@ fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet
     let orig = ack.orig.to_ne_bytes();
     let placed = match wqe::decode_send(
         &st.req.slot,
-        QpKind::Rc,
+        QpType::Rc,
         qp.cap.max_send_sge,
         qp.cap.max_inline_data,
     ) {

@@ -38,25 +38,35 @@ impl<E: Send + Sync + 'static> IrqTable<E> {
 
     /// The object numbered `index`, with a reference the caller owns.
     pub(crate) fn get(&self, index: usize) -> Option<Arc<E>> {
-        let _irq = self.irq.lock();
-        self.xa.lock().get(index).map(Arc::from)
+        let irq = self.irq.lock();
+        let xa = self.xa.lock();
+        let item = xa.get(index).map(Arc::from);
+        // The XArray lock must go before the interrupt-disabling one: a
+        // guard left in the tail expression would outlive `irq`.
+        drop(xa);
+        drop(irq);
+        item
     }
 
     /// Whether `index` is in use.
     pub(crate) fn contains(&self, index: usize) -> bool {
-        let _irq = self.irq.lock();
-        self.xa.lock().get(index).is_some()
+        let irq = self.irq.lock();
+        let xa = self.xa.lock();
+        let found = xa.get(index).is_some();
+        drop(xa);
+        drop(irq);
+        found
     }
 
     /// Enters `item` as `index`. Callers make sure `index` is free (a
     /// mutex around choosing and storing).
     pub(crate) fn store(&self, index: usize, item: Arc<E>) -> Result {
-        let _irq = self.irq.lock();
-        self.xa
-            .lock()
-            .store(index, item, GFP_ATOMIC)
-            .map(drop)
-            .map_err(|_| ENOMEM)
+        let irq = self.irq.lock();
+        let mut xa = self.xa.lock();
+        let stored = xa.store(index, item, GFP_ATOMIC).map(drop);
+        drop(xa);
+        drop(irq);
+        stored.map_err(|_| ENOMEM)
     }
 
     /// Enters `item` under the first free number of `range`, chosen and
@@ -66,20 +76,27 @@ impl<E: Send + Sync + 'static> IrqTable<E> {
         range: core::ops::RangeInclusive<usize>,
         item: Arc<E>,
     ) -> Result<usize> {
-        let _irq = self.irq.lock();
+        let irq = self.irq.lock();
         let mut xa = self.xa.lock();
         let index = range
             .into_iter()
             .find(|&i| xa.get(i).is_none())
             .ok_or(ENOMEM)?;
-        xa.store(index, item, GFP_ATOMIC).map_err(|_| ENOMEM)?;
+        let stored = xa.store(index, item, GFP_ATOMIC);
+        drop(xa);
+        drop(irq);
+        stored.map_err(|_| ENOMEM)?;
         Ok(index)
     }
 
     /// Takes the object numbered `index` out. The caller drops it, outside
     /// the lock (the last reference may free a lot).
     pub(crate) fn remove(&self, index: usize) -> Option<Arc<E>> {
-        let _irq = self.irq.lock();
-        self.xa.lock().remove(index)
+        let irq = self.irq.lock();
+        let mut xa = self.xa.lock();
+        let item = xa.remove(index);
+        drop(xa);
+        drop(irq);
+        item
     }
 }

@@ -327,6 +327,7 @@ impl QpInner {
             _ => 0,
         };
         let resp = RespState::new(recv_size)?;
+        let sport = qp_sport(qpn);
         Arc::pin_init(
             try_pin_init!(Self {
                 qpn,
@@ -350,7 +351,7 @@ impl QpInner {
                     destroyed: false,
                     attr: initial_attr(),
                     path: None,
-                    sport: qp_sport(qpn),
+                    sport,
                     mtu: ib_mtu_bytes(*MTU_RANGE.start()),
                     timeout_jiffies: None,
                     req,
@@ -377,7 +378,7 @@ impl QpInner {
 
     /// `modify_qp`: validates the whole request first, then applies it, so
     /// a refused request changes nothing.
-    pub(crate) fn modify(&self, attr: &QpAttr, mask: u32) -> Result {
+    pub(crate) fn modify(self: &Arc<Self>, attr: &QpAttr, mask: u32) -> Result {
         let mask = AttrMask::from_bits(mask);
         check_mask_supported(mask).map_err(state_error)?;
         check_attrs(attr, mask)?;
@@ -561,11 +562,6 @@ impl QpInner {
             self.kick();
         }
         ret
-    }
-
-    /// Whether this QP belongs to a kernel consumer.
-    pub(crate) fn is_kernel(&self) -> bool {
-        !self.is_user
     }
 
     /// The most SGEs a receive WQE of this QP may have.
@@ -783,7 +779,7 @@ impl QpInner {
         if resp::send_read_responses(self, &mut st, &ndev, &mut out) {
             more = true;
         }
-        self.after(st, ndev.as_ref(), &mut out, notify);
+        self.after(st, &ndev, &mut out, notify);
         more
     }
 
@@ -856,7 +852,7 @@ impl QpInner {
                 return;
             }
             let mut rq = self.rq.lock();
-            resp::on_request(self, &mut st, rq.as_mut(), pkt, meta, ndev, &mut out, &mut notify);
+            resp::on_request(self, &mut st, (*rq).as_mut(), pkt, meta, ndev, &mut out, &mut notify);
             if st.reads_pending {
                 drop(rq);
                 resp::send_read_responses(self, &mut st, ndev, &mut out);

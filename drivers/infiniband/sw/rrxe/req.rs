@@ -15,7 +15,7 @@ use crate::{
         flow::{window_open, MAX_PKTS_PER_ACK},
         qp_state::QpType,
         segment::{packet_count, packet_span, position, request_opcode, Position, ReqKind},
-        wqe::{self, Payload, QpKind, SendOp, SendWqe},
+        wqe::{self, Payload, SendOp, SendWqe, SEND_FENCE, SEND_SIGNALED, SEND_SOLICITED},
     },
     mem::{self, MemError},
     path::Path,
@@ -275,13 +275,6 @@ fn transport(ty: QpType) -> Transport {
     }
 }
 
-fn qp_kind(ty: QpType) -> QpKind {
-    match ty {
-        QpType::Rc => QpKind::Rc,
-        QpType::Uc => QpKind::Uc,
-        _ => QpKind::Ud,
-    }
-}
 
 /// The completion opcode and flight kind of a WQE.
 fn classify(op: &SendOp) -> (u32, FlightOp, Option<ReqKind>) {
@@ -323,12 +316,9 @@ fn local_op(qp: &QpInner, op: &SendOp) -> u32 {
     let mrs = &qp.dev.mrs;
     let ok = match *op {
         SendOp::LocalInv { rkey } => mrs.get(rkey).is_some_and(|mr| mr.invalidate(rkey).is_ok()),
-        SendOp::RegMr { key, access } => qp.is_kernel()
-            && mrs.get_index(key).is_some_and(|mr| {
-                mr.in_pd(qp.pd) && mr.register_mapped(key, access).is_ok()
-            }),
-        // Memory windows, FLUSH and ATOMIC WRITE are not implemented: the
-        // WQE completes in error rather than pretending.
+        // Fast registration (REG_MR), memory windows, FLUSH and ATOMIC
+        // WRITE are not implemented yet: the WQE completes in error rather
+        // than pretending.
         _ => false,
     };
     if ok {
@@ -378,7 +368,7 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
     let mtu = st.mtu;
     let decoded = wqe::decode_send(
         &st.req.slot,
-        qp_kind(qp.ty),
+        qp.ty,
         qp.cap.max_send_sge,
         qp.cap.max_inline_data,
     );
@@ -401,9 +391,9 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
             f.op = op;
             f.wc_opcode = wc_opcode;
             f.length = w.length;
-            f.signaled |= w.flags & IB_SEND_SIGNALED != 0;
+            f.signaled |= w.flags & SEND_SIGNALED != 0;
             let wants_rd = matches!(op, FlightOp::Read | FlightOp::Atomic);
-            if w.flags & IB_SEND_FENCE != 0 && st.req.rd_atomic > 0 {
+            if w.flags & SEND_FENCE != 0 && st.req.rd_atomic > 0 {
                 return false;
             }
             if wants_rd && st.req.rd_atomic >= max_rd {
@@ -479,15 +469,14 @@ fn send_one(
     if !sq.peek_nth(i as u32, &mut st.req.slot) {
         return false;
     }
-    let built = match wqe::decode_send(
-        &st.req.slot,
-        qp_kind(qp.ty),
-        qp.cap.max_send_sge,
-        qp.cap.max_inline_data,
-    ) {
+    // The slot copy is lent out while the WQE it holds is in use.
+    let slot = core::mem::take(&mut st.req.slot);
+    let built = match wqe::decode_send(&slot, qp.ty, qp.cap.max_send_sge, qp.cap.max_inline_data)
+    {
         Ok(w) => build_request(qp, st, &w, &f, ndev),
         Err(_) => Err(IB_WC_LOC_QP_OP_ERR),
     };
+    st.req.slot = slot;
     match built {
         Ok(Some(pkt)) => out.push(pkt),
         // No path or no AH (UD): nothing to send now; retried later.
@@ -574,7 +563,7 @@ fn build_request(
     let psn = f.first_psn.add(idx);
     let mut bth = Bth::new(opcode, dest_qpn, psn);
     let last = matches!(pos, Position::Last | Position::Only);
-    bth.solicited = last && w.flags & IB_SEND_SOLICITED != 0;
+    bth.solicited = last && w.flags & SEND_SOLICITED != 0;
     st.req.noack += 1;
     if last || st.req.noack >= MAX_PKTS_PER_ACK {
         bth.ack_req = qp.ty == QpType::Rc;

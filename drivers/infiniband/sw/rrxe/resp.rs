@@ -21,7 +21,7 @@ use crate::{
         wqe,
     },
     mem::{self, MemError},
-    mr::AtomicOp,
+    ib::AtomicOp,
     net::{IpAddr, NetDev},
     proto::{
         headers::{Aeth, AtomicAckEth, Bth, NakCode, Syndrome},
@@ -355,7 +355,7 @@ fn write_payload(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<()
     let (rkey, va, resid) = match (st.resp.cur, pkt.headers.reth) {
         (InProgress::Write { rkey, va, resid }, _) => (rkey, va, resid),
         (_, Some(reth)) => {
-            if st.attr.get().qp_access_flags & REMOTE_WRITE == 0 {
+            if st.attr.get().qp_access_flags as u32 & REMOTE_WRITE == 0 {
                 return Err(Placement::Nak(NakCode::RemoteAccessError));
             }
             (reth.rkey, reth.va, reth.len)
@@ -481,7 +481,7 @@ fn post_recv_completion(
 /// Checks a READ request and records it; returns its response count.
 fn start_read(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<u32, NakCode> {
     let reth = pkt.headers.reth.ok_or(NakCode::InvalidRequest)?;
-    if st.attr.get().qp_access_flags & REMOTE_READ == 0 {
+    if st.attr.get().qp_access_flags as u32 & REMOTE_READ == 0 {
         return Err(NakCode::RemoteAccessError);
     }
     if reth.len > 0 {
@@ -509,7 +509,7 @@ fn start_read(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<u32, 
 /// Executes an atomic; returns the value found.
 fn atomic(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<u64, NakCode> {
     let a = pkt.headers.atomic_eth.ok_or(NakCode::InvalidRequest)?;
-    if st.attr.get().qp_access_flags & REMOTE_ATOMIC == 0 {
+    if st.attr.get().qp_access_flags as u32 & REMOTE_ATOMIC == 0 {
         return Err(NakCode::RemoteAccessError);
     }
     if a.va % 8 != 0 {

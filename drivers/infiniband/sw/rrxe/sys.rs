@@ -85,9 +85,23 @@ pub(crate) use raw::{
     rrxe_num_possible_cpus, rrxe_random_mac, rrxe_rtnl_lock, rrxe_rtnl_unlock,
 };
 
+// The UDP data path (net/) and the runtime helpers (rt/).
+pub(crate) use raw::{delayed_work, dst_entry, sk_buff, sock, work_struct, ETH_HLEN};
+pub(crate) use raw::{
+    cancel_delayed_work_sync, cancel_work_sync, flush_delayed_work, flush_work,
+    udp_tunnel_sock_release,
+};
+pub(crate) use raw::{
+    rrxe_dst_release, rrxe_get_jiffies_64, rrxe_hz, rrxe_init_net, rrxe_ip_local_out,
+    rrxe_ip_select_ident, rrxe_net_loopback_dev, rrxe_netdev_ifindex, rrxe_netdev_is_loopback, rrxe_route4, rrxe_route6,
+    rrxe_sk_user_data, rrxe_skb_alloc, rrxe_skb_consume, rrxe_skb_data, rrxe_skb_free,
+    rrxe_skb_headroom, rrxe_skb_len, rrxe_skb_push_network, rrxe_skb_push_transport, rrxe_skb_rx,
+    rrxe_skb_rx_view, rrxe_skb_set_route, rrxe_udp_tunnel_open,
+};
+
 // Constants of the data path.
 pub(crate) use raw::{
-    IB_EVENT_SRQ_LIMIT_REACHED, IB_SEND_FENCE, IB_SEND_SIGNALED, IB_SEND_SOLICITED,
+    IB_EVENT_SRQ_LIMIT_REACHED,
     IB_WC_ATOMIC_WRITE, IB_WC_BAD_RESP_ERR, IB_WC_BIND_MW, IB_WC_COMP_SWAP, IB_WC_FETCH_ADD,
     IB_WC_FLUSH, IB_WC_GRH, IB_WC_LOCAL_INV, IB_WC_LOC_LEN_ERR, IB_WC_LOC_PROT_ERR,
     IB_WC_LOC_QP_OP_ERR, IB_WC_RDMA_READ, IB_WC_RDMA_WRITE, IB_WC_RECV,
@@ -117,3 +131,12 @@ pub(crate) use raw::{
     RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_CREATE_AH_SLEEPABLE, RDMA_DRIVER_RXE,
     RDMA_HW_STATS_DEFAULT_LIFESPAN, RDMA_NODE_IB_CA,
 };
+
+// memory access (dp-mem)
+pub(crate) use raw::{
+    page, rrxe_kmap_local_page, rrxe_kunmap_local, rrxe_umem_num_pages, rrxe_umem_pages,
+    rrxe_virt_to_page,
+};
+
+// RCU.
+pub(crate) use raw::rrxe_synchronize_rcu;

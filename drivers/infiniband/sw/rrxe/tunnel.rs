@@ -81,9 +81,15 @@ fn open(net: &Net) -> Result<Netns> {
         }),
         GFP_KERNEL,
     )?;
-    let v4 = UdpTunnel::open(net, false, ROCE_PORT, Rx(rx.clone()))?;
+    // SAFETY: the sockets live as long as a device of `net` does, and
+    // every rrxe device on a netdev of `net` is unregistered (which
+    // detaches it, closing the sockets with the last one) from the pernet
+    // `pre_exit` hook, before `net` is dismantled
+    // (`registry::NetnsTeardown`).
+    let v4 = unsafe { UdpTunnel::open(net, false, ROCE_PORT, Rx(rx.clone())) }?;
     // A kernel without IPv6 still serves IPv4.
-    let v6 = match UdpTunnel::open(net, true, ROCE_PORT, Rx(rx.clone())) {
+    // SAFETY: as above.
+    let v6 = match unsafe { UdpTunnel::open(net, true, ROCE_PORT, Rx(rx.clone())) } {
         Ok(t) => Some(t),
         Err(e) if e == EADDRINUSE => return Err(e),
         Err(_) => None,
@@ -113,7 +119,8 @@ pub(crate) fn attach(dev: &Arc<Shared>, ndev: &NetDev) -> Result {
     let rx = all.get(i).map(|n| n.rx.clone()).ok_or(EINVAL)?;
     // The list only grows here, in process context; reserve outside the
     // interrupt-disabling lock.
-    let mut devices = KVec::with_capacity(rx.devices.lock().len() + 1, GFP_KERNEL)?;
+    let n = rx.devices.lock().len();
+    let mut devices = KVec::with_capacity(n + 1, GFP_KERNEL)?;
     let mut cur = rx.devices.lock();
     for d in cur.iter() {
         devices.push(d.clone(), GFP_ATOMIC)?;

@@ -599,7 +599,6 @@ fn unimplemented_opcodes() {
 /// ones equal `enum ib_uverbs_wr_opcode` in
 /// `include/uapi/rdma/ib_user_verbs.h`), which rdma-core writes into WQEs.
 #[test]
-#[ignore = "logic/wr.rs numbers LSO, SEND_WITH_INV, RDMA_READ_WITH_INV, LOCAL_INV and BIND_MW wrongly"]
 fn opcode_values_are_the_uapi_ones() {
     let expect = [
         (RDMA_WRITE, 0),

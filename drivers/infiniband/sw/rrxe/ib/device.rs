@@ -27,6 +27,7 @@ use kernel::{
 };
 
 use super::{
+    handle::SrqHandle,
     queue_buf,
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},

@@ -7,6 +7,7 @@
 
 mod device;
 mod handle;
+mod kmem;
 mod link;
 mod object;
 mod qp_attr;
@@ -22,6 +23,7 @@ pub(crate) use device::{
     PostError, Qp, QpBinding, Srq, Unregistered,
 };
 pub(crate) use handle::{CqHandle, Event, QpHandle, SrqHandle};
+pub(crate) use kmem::{AtomicOp, KernelMemory, PageRef};
 pub(crate) use link::{LinkOps, LinkRegistration};
 pub(crate) use object::Object;
 pub(crate) use qp_attr::{AhAttr, StoredAhAttr, StoredQpAttr};
@@ -109,7 +111,7 @@ pub(crate) mod consts {
     };
     // Work completions and work requests of the data path.
     pub(crate) use crate::sys::{
-        IB_SEND_FENCE, IB_SEND_SIGNALED, IB_SEND_SOLICITED, IB_WC_ATOMIC_WRITE,
+        IB_WC_ATOMIC_WRITE,
         IB_WC_BAD_RESP_ERR, IB_WC_BIND_MW, IB_WC_COMP_SWAP, IB_WC_FETCH_ADD, IB_WC_FLUSH,
         IB_WC_GRH, IB_WC_LOCAL_INV, IB_WC_LOC_LEN_ERR, IB_WC_LOC_PROT_ERR, IB_WC_LOC_QP_OP_ERR,
         IB_WC_RDMA_READ, IB_WC_RDMA_WRITE, IB_WC_RECV, IB_WC_RECV_RDMA_WITH_IMM, IB_WC_REG_MR,

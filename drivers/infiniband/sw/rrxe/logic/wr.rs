@@ -16,11 +16,11 @@ pub(crate) mod opcode {
     pub(crate) const RDMA_READ: u32 = 4;
     pub(crate) const ATOMIC_CMP_AND_SWP: u32 = 5;
     pub(crate) const ATOMIC_FETCH_AND_ADD: u32 = 6;
-    pub(crate) const LSO: u32 = 7;
-    pub(crate) const SEND_WITH_INV: u32 = 8;
-    pub(crate) const RDMA_READ_WITH_INV: u32 = 9;
-    pub(crate) const LOCAL_INV: u32 = 10;
-    pub(crate) const BIND_MW: u32 = 11;
+    pub(crate) const LOCAL_INV: u32 = 7;
+    pub(crate) const BIND_MW: u32 = 8;
+    pub(crate) const SEND_WITH_INV: u32 = 9;
+    pub(crate) const LSO: u32 = 10;
+    pub(crate) const RDMA_READ_WITH_INV: u32 = 11;
     pub(crate) const FLUSH: u32 = 14;
     pub(crate) const ATOMIC_WRITE: u32 = 15;
     pub(crate) const REG_MR: u32 = 0x20;
