@@ -69,4 +69,17 @@ struct ib_umem;
 struct ib_umem *rrxe_umem_get(struct ib_device *dev, u64 addr, size_t size,
 			      int access);
 
+/* memory access (dp-mem) */
+struct page;
+/* kmap_local_page() / kunmap_local(): map a page for the current context. */
+void *rrxe_kmap_local_page(struct page *page);
+void rrxe_kunmap_local(const void *addr);
+/* The page of a linear-map address, or NULL unless virt_addr_valid(). */
+struct page *rrxe_virt_to_page(unsigned long addr);
+/* ib_umem_num_pages(). */
+size_t rrxe_umem_num_pages(struct ib_umem *umem);
+/* Stores up to @max of @umem's pinned pages, in order, into @pages;
+ * returns how many were stored. */
+size_t rrxe_umem_pages(struct ib_umem *umem, struct page **pages, size_t max);
+
 #endif /* RRXE_HELPERS_H */

@@ -1,19 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Memory regions: registration (user pages pinned through the core's umem
-//! machinery, or all of memory for kernel consumers), keys, and the table
-//! the data path will resolve keys with.
+//! machinery, all of memory for kernel consumers, or a fast-registration
+//! page list that `REG_MR` work requests make a region of), keys, the table
+//! the data path resolves keys with, and the data path's access to a
+//! region's bytes.
+//!
+//! The data path first resolves a key and an address range with
+//! [`MrTable::lookup`] (which checks key, PD, bounds and access rights) and
+//! then copies at the offset it returned with [`MrInner::write_at`],
+//! [`MrInner::read_at`] or [`MrInner::atomic_at`]. Those check the range
+//! again against the region's memory, so no offset can reach outside the
+//! pinned pages or the page list, whatever the caller passes.
 
-use crate::{ib::consts::IB_MR_TYPE_MEM_REG, params};
 use crate::{
-    ib::{IbDevice, MrKeys, Operations, Umem},
+    device::RrxeDevice,
+    ib::{consts::IB_MR_TYPE_MEM_REG, KernelMemory, Operations, PageRef, Pd},
+    params,
+};
+use crate::{
+    ib::{IbDevice, MrKeys, Umem},
     key_table::{KeyTable, Keyed},
     logic::{
-        keys::{Key, KeyKind},
-        mr::{check_reg_access, MrError, MrRange},
+        keys::{fast_reg_key, Key, KeyKind},
+        mr::{check_reg_access, fast_reg_range, Chunk, MrError, MrRange, PageLayout, ATOMIC_SIZE},
     },
 };
-use core::sync::atomic::{AtomicUsize, Ordering};
+use core::{
+    ops::Range,
+    sync::atomic::{AtomicUsize, Ordering},
+};
 use kernel::{
     new_spinlock_irq,
     page::PAGE_SIZE,
@@ -21,29 +37,157 @@ use kernel::{
     sync::{Arc, SpinLockIrq},
 };
 
+/// An 8-byte atomic operation on a region.
+pub(crate) use crate::ib::AtomicOp;
+
 /// A registered region, shared between its verbs object and the device's
 /// MR table.
 pub(crate) struct MrInner {
+    /// The key the region was created with. Its index stays the region's;
+    /// only a fast MR's variant byte changes (see [`FastState::key`]).
     key: Key,
-    range: MrRange,
     /// The PD it belongs to (its address: an identity, never dereferenced);
     /// `rereg_mr` may move it.
     pd: AtomicUsize,
-    /// The pinned pages of a user MR; `None` for the DMA MR.
-    _umem: Option<Umem>,
-    /// The page list of a fast-registration MR.
-    fast: Option<Pin<KBox<SpinLockIrq<FastPages>>>>,
+    mem: Memory,
 }
 
-/// The pages `ib_map_mr_sg` gave a fast-registration MR, which a `REG_MR`
-/// work request makes the region's memory.
-struct FastPages {
-    /// DMA (kernel virtual) addresses of `page_size`-byte pages.
+/// What memory a region covers.
+enum Memory {
+    /// A process's pages, pinned for the region's life; offset 0 is the
+    /// byte at the registration's start address.
+    User { umem: Umem, range: MrRange },
+    /// All of memory, by kernel virtual address (the DMA MR of a kernel
+    /// consumer): an offset is an address.
+    Kernel { kmem: KernelMemory, range: MrRange },
+    /// A fast-registration MR of a kernel consumer.
+    Fast {
+        kmem: KernelMemory,
+        state: Pin<KBox<SpinLockIrq<FastState>>>,
+    },
+    /// No memory: a range for tests of the key and range checks.
+    #[cfg(CONFIG_KUNIT)]
+    Bare(MrRange),
+}
+
+/// The state of a fast-registration MR. The data path holds its lock while
+/// it copies, so once `invalidate` returns no access to the old pages is
+/// in progress and the consumer may unmap them.
+struct FastState {
+    /// Kernel virtual addresses of `page_size`-byte pages, from
+    /// `ib_map_mr_sg`.
     pages: KVec<u64>,
     /// Room allocated at creation (`max_num_sg`): the list never grows in
     /// `mr_set_page`, which may run in atomic context.
     max: usize,
     page_size: u32,
+    /// The current L_Key and R_Key: `REG_MR` may change the variant byte.
+    key: Key,
+    /// The range and access rights of the last `REG_MR`.
+    range: MrRange,
+    /// Registered (rxe's VALID state), or not (FREE: never registered, or
+    /// invalidated since).
+    valid: bool,
+}
+
+impl FastState {
+    /// Where `[offset, offset + len)` of the registered region lies on the
+    /// page list; `EINVAL` if the region is not registered or the range is
+    /// not inside it and the list.
+    fn layout(&self, offset: u64, len: u64) -> Result<PageLayout> {
+        if !self.valid {
+            return Err(EINVAL);
+        }
+        within(self.range.length, offset, len)?;
+        let layout = PageLayout::for_iova(self.page_size.into(), self.range.iova, self.pages.len())
+            .map_err(|_| EINVAL)?;
+        layout.check(offset, len).map_err(|_| EINVAL)?;
+        Ok(layout)
+    }
+
+    /// The kernel address of a piece of an access.
+    fn address(&self, chunk: Chunk) -> Result<u64> {
+        let page = self.pages.get(chunk.page).ok_or(EFAULT)?;
+        page.checked_add(chunk.offset as u64).ok_or(EFAULT)
+    }
+}
+
+/// Where one piece of an access goes.
+enum Place<'a> {
+    /// Bytes at an offset in a page.
+    Page(PageRef<'a>, usize),
+    /// Bytes at a kernel virtual address.
+    Kernel(&'a KernelMemory, u64),
+}
+
+impl Place<'_> {
+    fn read(&self, dst: &mut [u8]) -> Result {
+        match self {
+            Place::Page(page, offset) => page.read(*offset, dst),
+            Place::Kernel(kmem, addr) => kmem.read(*addr, dst),
+        }
+    }
+
+    fn write(&self, src: &[u8]) -> Result {
+        match self {
+            Place::Page(page, offset) => page.write(*offset, src),
+            Place::Kernel(kmem, addr) => kmem.write(*addr, src),
+        }
+    }
+
+    fn atomic(&self, op: AtomicOp) -> Result<u64> {
+        match self {
+            Place::Page(page, offset) => page.atomic(*offset, op),
+            Place::Kernel(kmem, addr) => kmem.atomic(*addr, op),
+        }
+    }
+}
+
+/// `EINVAL` unless `[offset, offset + len)` lies in `length` bytes.
+fn within(length: u64, offset: u64, len: u64) -> Result {
+    match offset.checked_add(len) {
+        Some(end) if end <= length => Ok(()),
+        _ => Err(EINVAL),
+    }
+}
+
+/// Where `[offset, offset + len)` of a user region lies on its pinned
+/// pages; `EINVAL` if it is not inside the region and the pages.
+fn user_layout(umem: &Umem, range: &MrRange, offset: u64, len: u64) -> Result<PageLayout> {
+    within(range.length, offset, len)?;
+    within(umem.len() as u64, offset, len)?;
+    let layout = PageLayout::new(
+        PAGE_SIZE as u64,
+        umem.first_offset() as u64,
+        umem.page_count(),
+    )
+    .map_err(|_| EINVAL)?;
+    layout.check(offset, len).map_err(|_| EINVAL)?;
+    Ok(layout)
+}
+
+/// Calls `f` on each piece of `[offset, offset + len)` in `layout`, with
+/// the piece's range relative to `offset`; `EINVAL` if the access does not
+/// lie in the layout.
+fn each_chunk(
+    layout: PageLayout,
+    offset: u64,
+    len: usize,
+    mut f: impl FnMut(Chunk, Range<usize>) -> Result,
+) -> Result {
+    let mut done = 0usize;
+    for chunk in layout.chunks(offset, len).map_err(|_| EINVAL)? {
+        let end = done.checked_add(chunk.len).ok_or(EINVAL)?;
+        f(chunk, done..end)?;
+        done = end;
+    }
+    // The pieces always add up to the access; never report a short copy
+    // as done.
+    if done == len {
+        Ok(())
+    } else {
+        Err(EFAULT)
+    }
 }
 
 /// The driver data of an MR.
@@ -61,11 +205,26 @@ pub(crate) fn reg_error(e: MrError) -> Error {
 
 /// What a new region will be, before it has a key.
 pub(crate) struct MrSpec {
-    pub(crate) range: MrRange,
-    /// Page list room of a fast-registration MR.
-    pub(crate) fast_pages: Option<u32>,
-    pub(crate) umem: Option<Umem>,
-    pub(crate) pd: usize,
+    mem: SpecMemory,
+    pd: usize,
+}
+
+/// The memory of a region to be.
+enum SpecMemory {
+    User {
+        umem: Umem,
+        range: MrRange,
+    },
+    Kernel {
+        kmem: KernelMemory,
+        range: MrRange,
+    },
+    Fast {
+        kmem: KernelMemory,
+        max: u32,
+    },
+    #[cfg(CONFIG_KUNIT)]
+    Bare(MrRange),
 }
 
 impl MrSpec {
@@ -82,35 +241,55 @@ impl MrSpec {
         check_reg_access(access).map_err(reg_error)?;
         let umem = Umem::get(dev, start, length, access)?;
         Ok(Self {
-            range: MrRange {
-                iova,
-                length,
-                access,
+            mem: SpecMemory::User {
+                umem,
+                range: MrRange {
+                    iova,
+                    length,
+                    access,
+                },
             },
-            umem: Some(umem),
             pd,
-            fast_pages: None,
         })
     }
 
-    /// The all-of-memory region of a kernel consumer.
-    pub(crate) fn dma(pd: usize, access: u32) -> Result<Self> {
+    /// The all-of-memory region of a kernel consumer (`get_dma_mr`).
+    pub(crate) fn dma(pd: &Pd<RrxeDevice>, access: u32) -> Result<Self> {
+        let kmem = KernelMemory::for_pd::<RrxeDevice>(pd)?;
+        Self::kernel_dma(pd.as_raw() as usize, kmem, access)
+    }
+
+    /// The all-of-memory region, given access to kernel memory.
+    pub(crate) fn kernel_dma(pd: usize, kmem: KernelMemory, access: u32) -> Result<Self> {
         check_reg_access(access).map_err(reg_error)?;
         Ok(Self {
-            range: MrRange {
-                iova: 0,
-                length: u64::MAX,
-                access,
+            mem: SpecMemory::Kernel {
+                kmem,
+                range: MrRange {
+                    iova: 0,
+                    length: u64::MAX,
+                    access,
+                },
             },
-            umem: None,
             pd,
-            fast_pages: None,
         })
     }
 
-    /// A fast-registration MR for up to `max_num_sg` pages. Until a
-    /// `REG_MR` work request registers it, it covers no memory.
-    pub(crate) fn fast(pd: usize, mr_type: u32, max_num_sg: u32) -> Result<Self> {
+    /// A fast-registration MR of a kernel consumer (`alloc_mr`) for up to
+    /// `max_num_sg` pages. Until a `REG_MR` work request registers it, it
+    /// covers no memory.
+    pub(crate) fn fast(pd: &Pd<RrxeDevice>, mr_type: u32, max_num_sg: u32) -> Result<Self> {
+        let kmem = KernelMemory::for_pd::<RrxeDevice>(pd)?;
+        Self::kernel_fast(pd.as_raw() as usize, kmem, mr_type, max_num_sg)
+    }
+
+    /// A fast-registration MR, given access to kernel memory.
+    pub(crate) fn kernel_fast(
+        pd: usize,
+        kmem: KernelMemory,
+        mr_type: u32,
+        max_num_sg: u32,
+    ) -> Result<Self> {
         if mr_type != IB_MR_TYPE_MEM_REG {
             return Err(EINVAL);
         }
@@ -118,56 +297,60 @@ impl MrSpec {
             return Err(EINVAL);
         }
         Ok(Self {
-            range: MrRange {
-                iova: 0,
-                length: 0,
-                access: 0,
+            mem: SpecMemory::Fast {
+                kmem,
+                max: max_num_sg,
             },
-            umem: None,
             pd,
-            fast_pages: Some(max_num_sg),
         })
     }
 
-    /// A region without pages, for tests of the key and range checks.
+    /// A region without memory, for tests of the key and range checks.
     #[cfg(CONFIG_KUNIT)]
     pub(crate) fn test_region(iova: u64, length: u64, access: u32) -> Self {
         Self {
-            range: MrRange {
+            mem: SpecMemory::Bare(MrRange {
                 iova,
                 length,
                 access,
-            },
-            umem: None,
+            }),
             pd: 0,
-            fast_pages: None,
         }
     }
 
     /// The region under `key`.
     pub(crate) fn finish(self, key: Key) -> Result<Arc<MrInner>> {
-        let fast = match self.fast_pages {
-            Some(max) => {
+        let mem = match self.mem {
+            SpecMemory::User { umem, range } => Memory::User { umem, range },
+            SpecMemory::Kernel { kmem, range } => Memory::Kernel { kmem, range },
+            SpecMemory::Fast { kmem, max } => {
                 let max = max as usize;
                 let pages = KVec::with_capacity(max, GFP_KERNEL)?;
-                Some(KBox::pin_init(
-                    new_spinlock_irq!(FastPages {
+                let state = KBox::pin_init(
+                    new_spinlock_irq!(FastState {
                         pages,
                         max,
                         page_size: 0,
+                        key,
+                        range: MrRange {
+                            iova: 0,
+                            length: 0,
+                            access: 0,
+                        },
+                        valid: false,
                     }),
                     GFP_KERNEL,
-                )?)
+                )?;
+                Memory::Fast { kmem, state }
             }
-            None => None,
+            #[cfg(CONFIG_KUNIT)]
+            SpecMemory::Bare(range) => Memory::Bare(range),
         };
         Ok(Arc::new(
             MrInner {
                 key,
-                range: self.range,
                 pd: AtomicUsize::new(self.pd),
-                _umem: self.umem,
-                fast,
+                mem,
             },
             GFP_KERNEL,
         )?)
@@ -175,11 +358,19 @@ impl MrSpec {
 }
 
 impl MrInner {
+    /// The state of a fast MR; `EINVAL` for other regions.
+    fn fast(&self) -> Result<&SpinLockIrq<FastState>> {
+        match &self.mem {
+            Memory::Fast { state, .. } => Ok(&**state),
+            _ => Err(EINVAL),
+        }
+    }
+
     /// `ib_map_mr_sg` starts a new page list of `page_size`-byte pages. As
     /// in rxe, the MR page size must be a multiple or a divisor of the
     /// system page size.
     pub(crate) fn start_pages(&self, page_size: u32) -> Result {
-        let fast = self.fast.as_ref().ok_or(EINVAL)?;
+        let fast = self.fast()?;
         let ps = page_size as usize;
         if !page_size.is_power_of_two() || (ps % PAGE_SIZE != 0 && PAGE_SIZE % ps != 0) {
             return Err(EINVAL);
@@ -192,8 +383,7 @@ impl MrInner {
 
     /// Appends a page to the list `start_pages` began.
     pub(crate) fn add_page(&self, addr: u64) -> Result {
-        let fast = self.fast.as_ref().ok_or(EINVAL)?;
-        let mut f = fast.lock();
+        let mut f = self.fast()?.lock();
         if f.pages.len() >= f.max {
             return Err(ENOMEM);
         }
@@ -203,7 +393,7 @@ impl MrInner {
 
     /// The number of pages mapped and their size.
     pub(crate) fn fast_pages(&self) -> Option<(usize, u32)> {
-        let f = self.fast.as_ref()?.lock();
+        let f = self.fast().ok()?.lock();
         Some((f.pages.len(), f.page_size))
     }
 
@@ -217,26 +407,173 @@ impl MrInner {
         self.pd.load(Ordering::Acquire) == pd
     }
 
-    /// The keys to report. As in rxe, the R_Key equals the L_Key even
-    /// without remote access: permissions are checked when a request uses
-    /// the key, not by hiding it.
+    /// The keys to report at creation. As in rxe, the R_Key equals the
+    /// L_Key even without remote access: permissions are checked when a
+    /// request uses the key, not by hiding it.
     pub(crate) fn keys(&self) -> MrKeys {
         MrKeys {
             lkey: self.key.raw(),
             rkey: self.key.raw(),
         }
     }
-}
 
-impl MrInner {
+    /// The key that names the region now.
+    fn current_key(&self) -> Key {
+        match &self.mem {
+            Memory::Fast { state, .. } => state.lock().key,
+            _ => self.key,
+        }
+    }
+
     /// Where `[va, va + len)` lies in the region, if `key` is this region's
-    /// exact key (a stale variant does not match) and the region grants
-    /// `need`. What the data path asks before touching memory.
+    /// current key (a stale variant does not match), the region is
+    /// registered and it grants `need`. What the data path asks before
+    /// touching memory.
     pub(crate) fn check(&self, key: u32, va: u64, len: u64, need: u32) -> Result<u64> {
-        if !self.key.matches(key) {
+        let (current, range) = match &self.mem {
+            Memory::User { range, .. } | Memory::Kernel { range, .. } => (self.key, *range),
+            #[cfg(CONFIG_KUNIT)]
+            Memory::Bare(range) => (self.key, *range),
+            Memory::Fast { state, .. } => {
+                let f = state.lock();
+                if !f.valid {
+                    return Err(EINVAL);
+                }
+                (f.key, f.range)
+            }
+        };
+        if !current.matches(key) {
             return Err(EINVAL);
         }
-        self.range.check(va, len, need).map_err(|_| EACCES)
+        range.check(va, len, need).map_err(|_| EACCES)
+    }
+}
+
+/// Data access, from the data path (softirq, or with spinlocks held):
+/// nothing here sleeps or allocates.
+impl MrInner {
+    /// Calls `f` with the place of each piece of `[offset, offset + len)`
+    /// and the piece's range relative to `offset`.
+    fn for_each_place(
+        &self,
+        offset: u64,
+        len: usize,
+        mut f: impl FnMut(Place<'_>, Range<usize>) -> Result,
+    ) -> Result {
+        let len64 = u64::try_from(len).map_err(|_| EINVAL)?;
+        match &self.mem {
+            Memory::User { umem, range } => {
+                let layout = user_layout(umem, range, offset, len64)?;
+                each_chunk(layout, offset, len, |c, span| {
+                    let page = umem.page(c.page).ok_or(EFAULT)?;
+                    f(Place::Page(page, c.offset), span)
+                })
+            }
+            // The whole of memory: the offset is the address.
+            Memory::Kernel { kmem, .. } => {
+                offset.checked_add(len64).ok_or(EINVAL)?;
+                f(Place::Kernel(kmem, offset), 0..len)
+            }
+            Memory::Fast { kmem, state } => {
+                let s = state.lock();
+                let layout = s.layout(offset, len64)?;
+                each_chunk(layout, offset, len, |c, span| {
+                    f(Place::Kernel(kmem, s.address(c)?), span)
+                })
+            }
+            #[cfg(CONFIG_KUNIT)]
+            Memory::Bare(_) => Err(EFAULT),
+        }
+    }
+
+    /// Copies `src` into the region at byte `offset` from the start of the
+    /// region (the offset [`MrTable::lookup`] and [`MrInner::check`]
+    /// return). `EINVAL` if the range is not inside the region (or a fast
+    /// MR is not registered), `EFAULT` if memory behind it is missing,
+    /// `EACCES` if the user pages were pinned read-only. A zero-length copy
+    /// always succeeds.
+    pub(crate) fn write_at(&self, offset: u64, src: &[u8]) -> Result {
+        if src.is_empty() {
+            return Ok(());
+        }
+        self.for_each_place(offset, src.len(), |place, span| {
+            place.write(src.get(span).ok_or(EINVAL)?)
+        })
+    }
+
+    /// Copies from the region at `offset` into `dst`. Errors as for
+    /// [`MrInner::write_at`] (but read-only pages can be read).
+    pub(crate) fn read_at(&self, offset: u64, dst: &mut [u8]) -> Result {
+        if dst.is_empty() {
+            return Ok(());
+        }
+        self.for_each_place(offset, dst.len(), |place, span| {
+            place.read(dst.get_mut(span).ok_or(EINVAL)?)
+        })
+    }
+
+    /// Performs `op` on the naturally aligned 8-byte word at `offset` (in
+    /// CPU byte order, as rxe); returns the word's previous value. `EINVAL`
+    /// if the word is not 8-byte aligned in memory or not inside the region,
+    /// otherwise errors as for [`MrInner::write_at`]. Atomic against other
+    /// atomic operations on the same memory from any CPU, the owner's
+    /// included.
+    pub(crate) fn atomic_at(&self, offset: u64, op: AtomicOp) -> Result<u64> {
+        match &self.mem {
+            Memory::User { umem, range } => {
+                let layout = user_layout(umem, range, offset, ATOMIC_SIZE)?;
+                let word = layout.atomic_word(offset).map_err(|_| EINVAL)?;
+                let page = umem.page(word.page).ok_or(EFAULT)?;
+                Place::Page(page, word.offset).atomic(op)
+            }
+            Memory::Kernel { kmem, .. } => kmem.atomic(offset, op),
+            Memory::Fast { kmem, state } => {
+                let s = state.lock();
+                let layout = s.layout(offset, ATOMIC_SIZE)?;
+                let word = layout.atomic_word(offset).map_err(|_| EINVAL)?;
+                kmem.atomic(s.address(word)?, op)
+            }
+            #[cfg(CONFIG_KUNIT)]
+            Memory::Bare(_) => Err(EFAULT),
+        }
+    }
+}
+
+/// Fast registration and invalidation (work requests of kernel consumers).
+impl MrInner {
+    /// `REG_MR`: makes a fast-registration MR cover `[iova, iova + len)` of
+    /// the pages `map_mr_sg` set, with `access`, under `key` (the MR's index
+    /// with any variant byte: `ib_update_fast_reg_key`). `EINVAL` if this is
+    /// not a fast MR, if it is registered already (as rxe: it must be
+    /// invalidated first), if `key` has another index, if `access` is not
+    /// valid for a registration, or if the range does not fit the page
+    /// list. The caller checks that the QP's PD is the MR's ([`Self::in_pd`]).
+    pub(crate) fn fast_register(&self, key: u32, access: u32, iova: u64, len: u64) -> Result {
+        let mut f = self.fast()?.lock();
+        if f.valid {
+            return Err(EINVAL);
+        }
+        let key = fast_reg_key(f.key, key).map_err(|_| EINVAL)?;
+        let range = fast_reg_range(f.page_size.into(), f.pages.len(), iova, len, access)
+            .map_err(|_| EINVAL)?;
+        f.key = key;
+        f.range = range;
+        f.valid = true;
+        Ok(())
+    }
+
+    /// `LOCAL_INV`, or the invalidation of `SEND_WITH_INV`: if `key` is the
+    /// MR's current key, the MR covers no memory until registered again;
+    /// accesses in progress finish first. As in rxe, only fast MRs can be
+    /// invalidated: `EINVAL` for other regions and on a key mismatch.
+    /// Invalidating an MR that is not registered succeeds.
+    pub(crate) fn invalidate(&self, key: u32) -> Result {
+        let mut f = self.fast()?.lock();
+        if !f.key.matches(key) {
+            return Err(EINVAL);
+        }
+        f.valid = false;
+        Ok(())
     }
 }
 
@@ -245,7 +582,7 @@ pub(crate) type MrTable = KeyTable<MrInner>;
 
 impl Keyed for MrInner {
     fn key(&self) -> Key {
-        self.key
+        self.current_key()
     }
 }
 
@@ -261,8 +598,9 @@ impl MrTable {
     }
 
     /// The region `key` names, with the offset of `[va, va + len)` in it, if
-    /// the key is current, the region is in the PD `pd` and the access is
-    /// inside and allowed.
+    /// the key is the region's current key, the region is registered (a
+    /// fast MR between `REG_MR` and invalidation), in the PD `pd`, and the
+    /// access is inside and allowed.
     pub(crate) fn lookup(
         &self,
         key: u32,

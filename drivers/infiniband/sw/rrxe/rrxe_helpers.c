@@ -189,3 +189,41 @@ struct ib_umem *rrxe_umem_get(struct ib_device *dev, u64 addr, size_t size,
 {
 	return ib_umem_get_va(dev, addr, size, access);
 }
+
+/* memory access (dp-mem) */
+#include <linux/highmem.h>
+#include <linux/mm.h>
+#include <linux/scatterlist.h>
+
+void *rrxe_kmap_local_page(struct page *page)
+{
+	return kmap_local_page(page);
+}
+
+void rrxe_kunmap_local(const void *addr)
+{
+	kunmap_local(addr);
+}
+
+struct page *rrxe_virt_to_page(unsigned long addr)
+{
+	return virt_addr_valid(addr) ? virt_to_page(addr) : NULL;
+}
+
+size_t rrxe_umem_num_pages(struct ib_umem *umem)
+{
+	return ib_umem_num_pages(umem);
+}
+
+size_t rrxe_umem_pages(struct ib_umem *umem, struct page **pages, size_t max)
+{
+	struct sg_page_iter iter;
+	size_t n = 0;
+
+	for_each_sgtable_page(&umem->sgt_append.sgt, &iter, 0) {
+		if (n == max)
+			break;
+		pages[n++] = sg_page_iter_page(&iter);
+	}
+	return n;
+}

@@ -105,3 +105,9 @@ pub(crate) use raw::{
     RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_CREATE_AH_SLEEPABLE, RDMA_DRIVER_RXE,
     RDMA_HW_STATS_DEFAULT_LIFESPAN, RDMA_NODE_IB_CA,
 };
+
+// memory access (dp-mem)
+pub(crate) use raw::{
+    page, rrxe_kmap_local_page, rrxe_kunmap_local, rrxe_umem_num_pages, rrxe_umem_pages,
+    rrxe_virt_to_page,
+};

@@ -7,6 +7,7 @@
 
 mod device;
 mod handle;
+mod kmem;
 mod link;
 mod object;
 mod qp_attr;
@@ -21,6 +22,7 @@ pub(crate) use device::{
     PostError, Qp, QpBinding, Srq, Unregistered,
 };
 pub(crate) use handle::{CqHandle, Event, QpHandle};
+pub(crate) use kmem::{AtomicOp, KernelMemory, PageRef};
 pub(crate) use link::{LinkOps, LinkRegistration};
 pub(crate) use object::Object;
 pub(crate) use qp_attr::{AhAttr, StoredAhAttr, StoredQpAttr};
