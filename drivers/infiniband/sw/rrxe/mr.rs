@@ -425,27 +425,43 @@ impl MrInner {
         }
     }
 
+    /// The current key and range of the region; `EINVAL` for a fast MR
+    /// that is not registered.
+    fn current(&self) -> Result<(Key, MrRange)> {
+        match &self.mem {
+            Memory::User { range, .. } | Memory::Kernel { range, .. } => Ok((self.key, *range)),
+            #[cfg(CONFIG_KUNIT)]
+            Memory::Bare(range) => Ok((self.key, *range)),
+            Memory::Fast { state, .. } => {
+                let f = state.lock();
+                if f.valid {
+                    Ok((f.key, f.range))
+                } else {
+                    Err(EINVAL)
+                }
+            }
+        }
+    }
+
     /// Where `[va, va + len)` lies in the region, if `key` is this region's
     /// current key (a stale variant does not match), the region is
     /// registered and it grants `need`. What the data path asks before
     /// touching memory.
     pub(crate) fn check(&self, key: u32, va: u64, len: u64, need: u32) -> Result<u64> {
-        let (current, range) = match &self.mem {
-            Memory::User { range, .. } | Memory::Kernel { range, .. } => (self.key, *range),
-            #[cfg(CONFIG_KUNIT)]
-            Memory::Bare(range) => (self.key, *range),
-            Memory::Fast { state, .. } => {
-                let f = state.lock();
-                if !f.valid {
-                    return Err(EINVAL);
-                }
-                (f.key, f.range)
-            }
-        };
+        let (current, range) = self.current()?;
         if !current.matches(key) {
             return Err(EINVAL);
         }
         range.check(va, len, need).map_err(|_| EACCES)
+    }
+
+    /// Where `[va, va + len)` lies in the region, without a key or access
+    /// check: for an access through a memory window bound to the region,
+    /// whose own R_Key, range and rights were checked instead. `EINVAL` if
+    /// the region is not registered, `EACCES` if the range is not inside.
+    pub(crate) fn offset_of(&self, va: u64, len: u64) -> Result<u64> {
+        let (_, range) = self.current()?;
+        range.check(va, len, 0).map_err(|_| EACCES)
     }
 }
 
