@@ -487,7 +487,7 @@ impl Operations for RrxeDevice {
     type Mr = RrxeMr;
 
     fn get_dma_mr(pd: &Pd<Self>, access: u32) -> Result<(RrxeMr, MrKeys)> {
-        let spec = MrSpec::dma::<Self>(pd, access)?;
+        let spec = MrSpec::dma(pd, access)?;
         let inner = pd.device::<Self>().shared.mrs.insert_spec(spec)?;
         let keys = inner.keys();
         Ok((RrxeMr { inner }, keys))
@@ -517,7 +517,7 @@ impl Operations for RrxeDevice {
     }
 
     fn alloc_mr(pd: &Pd<Self>, mr_type: u32, max_num_sg: u32) -> Result<(RrxeMr, MrKeys)> {
-        let spec = MrSpec::fast::<Self>(pd, mr_type, max_num_sg)?;
+        let spec = MrSpec::fast(pd, mr_type, max_num_sg)?;
         let inner = pd.device::<Self>().shared.mrs.insert_spec(spec)?;
         let keys = inner.keys();
         Ok((RrxeMr { inner }, keys))

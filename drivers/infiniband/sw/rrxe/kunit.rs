@@ -213,7 +213,8 @@ mod tests {
         }
         assert_eq!(mr.write_at(offset, &data), Ok(()));
         assert!(buf[at..at + n] == data[..]);
-        assert!(Iterator::chain(buf[..at].iter(), buf[at + n..].iter()).all(|&b| b == 0));
+        assert!(buf[..at].iter().all(|&b| b == 0));
+        assert!(buf[at + n..].iter().all(|&b| b == 0));
         let mut back = buffer(n);
         assert_eq!(mr.read_at(offset, &mut back), Ok(()));
         assert!(back[..] == data[..]);
@@ -311,6 +312,9 @@ mod tests {
             table.lookup(new_key, 0, iova + len - 1, 2, 0).err(),
             Some(EACCES)
         );
+        // Through a memory window: no key, same bounds.
+        assert_eq!(mr.offset_of(iova + 0x10, 0x20), Ok(0x10));
+        assert_eq!(mr.offset_of(iova - 1, 1).err(), Some(EACCES));
 
         // A copy across the end of the first listed page lands in p1, then p0.
         let first = PAGE_SIZE - 0x100;
@@ -353,6 +357,7 @@ mod tests {
         assert_eq!(table.lookup(new_key, 0, iova, 8, 0).err(), Some(EINVAL));
         assert_eq!(mr.write_at(0, &[1]).err(), Some(EINVAL));
         assert_eq!(mr.atomic_at(8, AtomicOp::FetchAdd(1)).err(), Some(EINVAL));
+        assert_eq!(mr.offset_of(iova, 1).err(), Some(EINVAL));
 
         // Remapped with small pages: 512-byte pages 1 KiB apart.
         assert_eq!(mr.start_pages(512), Ok(()));

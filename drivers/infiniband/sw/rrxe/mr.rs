@@ -14,6 +14,7 @@
 //! pinned pages or the page list, whatever the caller passes.
 
 use crate::{
+    device::RrxeDevice,
     ib::{consts::IB_MR_TYPE_MEM_REG, KernelMemory, Operations, PageRef, Pd},
     params,
 };
@@ -253,8 +254,8 @@ impl MrSpec {
     }
 
     /// The all-of-memory region of a kernel consumer (`get_dma_mr`).
-    pub(crate) fn dma<T: Operations>(pd: &Pd<T>, access: u32) -> Result<Self> {
-        let kmem = KernelMemory::for_pd::<T>(pd)?;
+    pub(crate) fn dma(pd: &Pd<RrxeDevice>, access: u32) -> Result<Self> {
+        let kmem = KernelMemory::for_pd::<RrxeDevice>(pd)?;
         Self::kernel_dma(pd.as_raw() as usize, kmem, access)
     }
 
@@ -277,8 +278,8 @@ impl MrSpec {
     /// A fast-registration MR of a kernel consumer (`alloc_mr`) for up to
     /// `max_num_sg` pages. Until a `REG_MR` work request registers it, it
     /// covers no memory.
-    pub(crate) fn fast<T: Operations>(pd: &Pd<T>, mr_type: u32, max_num_sg: u32) -> Result<Self> {
-        let kmem = KernelMemory::for_pd::<T>(pd)?;
+    pub(crate) fn fast(pd: &Pd<RrxeDevice>, mr_type: u32, max_num_sg: u32) -> Result<Self> {
+        let kmem = KernelMemory::for_pd::<RrxeDevice>(pd)?;
         Self::kernel_fast(pd.as_raw() as usize, kmem, mr_type, max_num_sg)
     }
 
@@ -424,27 +425,43 @@ impl MrInner {
         }
     }
 
+    /// The current key and range of the region; `EINVAL` for a fast MR
+    /// that is not registered.
+    fn current(&self) -> Result<(Key, MrRange)> {
+        match &self.mem {
+            Memory::User { range, .. } | Memory::Kernel { range, .. } => Ok((self.key, *range)),
+            #[cfg(CONFIG_KUNIT)]
+            Memory::Bare(range) => Ok((self.key, *range)),
+            Memory::Fast { state, .. } => {
+                let f = state.lock();
+                if f.valid {
+                    Ok((f.key, f.range))
+                } else {
+                    Err(EINVAL)
+                }
+            }
+        }
+    }
+
     /// Where `[va, va + len)` lies in the region, if `key` is this region's
     /// current key (a stale variant does not match), the region is
     /// registered and it grants `need`. What the data path asks before
     /// touching memory.
     pub(crate) fn check(&self, key: u32, va: u64, len: u64, need: u32) -> Result<u64> {
-        let (current, range) = match &self.mem {
-            Memory::User { range, .. } | Memory::Kernel { range, .. } => (self.key, *range),
-            #[cfg(CONFIG_KUNIT)]
-            Memory::Bare(range) => (self.key, *range),
-            Memory::Fast { state, .. } => {
-                let f = state.lock();
-                if !f.valid {
-                    return Err(EINVAL);
-                }
-                (f.key, f.range)
-            }
-        };
+        let (current, range) = self.current()?;
         if !current.matches(key) {
             return Err(EINVAL);
         }
         range.check(va, len, need).map_err(|_| EACCES)
+    }
+
+    /// Where `[va, va + len)` lies in the region, without a key or access
+    /// check: for an access through a memory window bound to the region,
+    /// whose own R_Key, range and rights were checked instead. `EINVAL` if
+    /// the region is not registered, `EACCES` if the range is not inside.
+    pub(crate) fn offset_of(&self, va: u64, len: u64) -> Result<u64> {
+        let (_, range) = self.current()?;
+        range.check(va, len, 0).map_err(|_| EACCES)
     }
 }
 
