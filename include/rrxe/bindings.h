@@ -7,6 +7,7 @@
 #ifndef RRXE_BINDINGS_H
 #define RRXE_BINDINGS_H
 
+#include <linux/crc32.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <linux/workqueue.h>

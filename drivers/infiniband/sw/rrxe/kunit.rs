@@ -52,6 +52,21 @@ mod tests {
     }
 
     #[test]
+    fn kernel_crc32_matches_the_reference_table() {
+        let mut data = [0u8; 1500];
+        for (i, b) in data.iter_mut().enumerate() {
+            *b = (i * 7 + 3) as u8;
+        }
+        for len in [0usize, 1, 7, 64, 1024, 1500] {
+            let bytes = &data[..len];
+            assert_eq!(
+                crate::proto::icrc::crc32_le(0xdebb_20e3, bytes),
+                crate::proto::icrc::crc32_le_table(0xdebb_20e3, bytes)
+            );
+        }
+    }
+
+    #[test]
     fn guid_is_eui64_of_mac() {
         let guid = ib::guid_from_mac(&[0x02, 0x11, 0x22, 0x33, 0x44, 0x55]);
         // ff:fe in the middle, universal/local bit flipped.

@@ -20,7 +20,11 @@ use crate::{
     params,
     path::Path,
     post::{self, SendLimits},
-    proto::{mtu::ib_mtu_bytes, packet::Packet, psn::Psn},
+    proto::{
+        mtu::{ib_mtu_bytes, ib_mtu_for_netdev},
+        packet::Packet,
+        psn::Psn,
+    },
     queue::SharedQueue,
     req::{self, ReqEnd, ReqState},
     resp::{self, RespState, RxMeta},
@@ -558,8 +562,13 @@ impl QpInner {
         };
         if state == QpState::Err {
             self.flush_sq();
-        } else {
+        } else if self.is_user {
             self.kick();
+        } else {
+            // Kernel consumers may post with interrupts off (the MAD layer
+            // does), where nothing may be transmitted: send from the work
+            // queue.
+            self.schedule();
         }
         ret
     }
@@ -766,6 +775,10 @@ impl QpInner {
         let mut st = self.state.lock();
         if st.destroyed {
             return false;
+        }
+        if matches!(self.ty, QpType::Ud | QpType::Gsi) {
+            // Datagrams use the port's MTU, which follows the netdev's.
+            st.mtu = ib_mtu_bytes(ib_mtu_for_netdev(ndev.mtu()));
         }
         let mut more = false;
         {

@@ -366,6 +366,7 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
     }
     let max_rd = u32::from(st.attr.get().max_rd_atomic).max(1);
     let mtu = st.mtu;
+    let ud = matches!(qp.ty, QpType::Ud | QpType::Gsi);
     let decoded = wqe::decode_send(
         &st.req.slot,
         qp.ty,
@@ -411,6 +412,12 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
                 FlightOp::Atomic => {
                     f.npkts = 1;
                     f.npsn = 1;
+                }
+                // A datagram is one packet: no longer than the port MTU.
+                FlightOp::SendWrite if ud && w.length > mtu => {
+                    f.done = true;
+                    f.status = IB_WC_LOC_LEN_ERR;
+                    f.op = FlightOp::Local;
                 }
                 FlightOp::SendWrite => {
                     f.npkts = packet_count(w.length, mtu);

@@ -72,8 +72,9 @@ pub(crate) enum Resource {
         npkts: u32,
         next: u32,
     },
-    /// An atomic and the value it found.
-    Atomic { psn: Psn, orig: u64 },
+    /// An atomic and the value it found; `pending` while its ACK waits
+    /// behind READ responses.
+    Atomic { psn: Psn, orig: u64, pending: bool },
 }
 
 /// The responder's state, under the QP's lock.
@@ -95,6 +96,9 @@ pub(crate) struct RespState {
     /// READ and atomic resources, a ring of `max_dest_rd_atomic`.
     pub(crate) res: KVec<Resource>,
     pub(crate) res_next: usize,
+    /// An ACK or NAK held back until the READ responses and atomic ACKs
+    /// before it are out: responses go to the requester in PSN order.
+    pub(crate) deferred: Option<(Psn, Syndrome)>,
 }
 
 impl RespState {
@@ -111,6 +115,7 @@ impl RespState {
             recv_offset: 0,
             res: KVec::from_elem(Resource::Free, crate::params::MAX_RD_ATOMIC as usize, GFP_KERNEL)?,
             res_next: 0,
+            deferred: None,
         })
     }
 
@@ -125,6 +130,7 @@ impl RespState {
             *r = Resource::Free;
         }
         self.res_next = 0;
+        self.deferred = None;
     }
 
     fn add_resource(&mut self, r: Resource, depth: usize) {
@@ -536,6 +542,7 @@ fn atomic(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<u64, NakC
         Resource::Atomic {
             psn: pkt.headers.bth.psn,
             orig,
+            pending: st.reads_pending,
         },
         depth,
     );
@@ -562,7 +569,7 @@ fn duplicate(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>, ndev: &NetDev, o
     }
     if info.is_atomic() {
         let found = st.resp.res.iter().find_map(|r| match *r {
-            Resource::Atomic { psn: p, orig } if p == psn => Some(orig),
+            Resource::Atomic { psn: p, orig, .. } if p == psn => Some(orig),
             _ => None,
         });
         if let Some(orig) = found {
@@ -583,12 +590,22 @@ fn response_bth(st: &QpState_, opcode: Opcode, psn: Psn) -> Bth {
 
 fn send_ack(
     qp: &QpInner,
-    st: &QpState_,
+    st: &mut QpState_,
     ndev: &NetDev,
     out: &mut Outbox,
     psn: Psn,
     syndrome: Syndrome,
 ) {
+    if st.reads_pending {
+        // A later answer acknowledges everything before it: keep the last.
+        st.resp.deferred = Some((psn, syndrome));
+        return;
+    }
+    emit_ack(st, ndev, out, psn, syndrome);
+    let _ = qp;
+}
+
+fn emit_ack(st: &QpState_, ndev: &NetDev, out: &mut Outbox, psn: Psn, syndrome: Syndrome) {
     let Some(path) = st.path else { return };
     let mut hdrs = Headers::new(response_bth(st, Opcode::RcAcknowledge, psn));
     hdrs.aeth = Some(Aeth {
@@ -598,7 +615,6 @@ fn send_ack(
     if let Ok(p) = xmit::build::<()>(ndev, &path, st.sport, hdrs, 0, |_| Ok(())) {
         out.push(p);
     }
-    let _ = qp;
 }
 
 fn send_atomic_ack(
@@ -609,6 +625,15 @@ fn send_atomic_ack(
     psn: Psn,
     orig: u64,
 ) {
+    if st.reads_pending {
+        // Sent in order by `send_read_responses` (the resource is pending).
+        return;
+    }
+    emit_atomic_ack(st, ndev, out, psn, orig);
+    let _ = qp;
+}
+
+fn emit_atomic_ack(st: &QpState_, ndev: &NetDev, out: &mut Outbox, psn: Psn, orig: u64) {
     let Some(path) = st.path else { return };
     let mut hdrs = Headers::new(response_bth(st, Opcode::RcAtomicAcknowledge, psn));
     hdrs.aeth = Some(Aeth::ack(st.resp.msn));
@@ -616,7 +641,6 @@ fn send_atomic_ack(
     if let Ok(p) = xmit::build::<()>(ndev, &path, st.sport, hdrs, 0, |_| Ok(())) {
         out.push(p);
     }
-    let _ = qp;
 }
 
 /// Sends pending READ responses, oldest resource first, while the outbox
@@ -637,6 +661,17 @@ pub(crate) fn send_read_responses(
     let start = st.resp.res_next;
     for k in 0..n {
         let i = (start + k) % n;
+        if let Some(Resource::Atomic { psn, orig, pending }) = st.resp.res.get_mut(i) {
+            if *pending {
+                if !out.has_room() {
+                    return true;
+                }
+                *pending = false;
+                let (psn, orig) = (*psn, *orig);
+                emit_atomic_ack(st, ndev, out, psn, orig);
+            }
+            continue;
+        }
         loop {
             let Some(Resource::Read {
                 rkey,
@@ -691,6 +726,13 @@ pub(crate) fn send_read_responses(
                 *next += 1;
             }
         }
+    }
+    if let Some((psn, syndrome)) = st.resp.deferred {
+        if !out.has_room() {
+            return true;
+        }
+        st.resp.deferred = None;
+        emit_ack(st, ndev, out, psn, syndrome);
     }
     st.reads_pending = false;
     false

@@ -138,5 +138,5 @@ pub(crate) use raw::{
     rrxe_virt_to_page,
 };
 
-// RCU.
-pub(crate) use raw::rrxe_synchronize_rcu;
+// RCU and CRC-32.
+pub(crate) use raw::{crc32_le, rrxe_synchronize_rcu};

@@ -12,6 +12,13 @@ mod kunit;
 pub(crate) use time::{jiffies, usecs_to_jiffies};
 pub(crate) use work::{flush_delayed_work, flush_work};
 
+/// The kernel's `crc32_le`: feeds `data` into the raw CRC-32 register
+/// `crc` (no inversion), with the fastest implementation the CPU has.
+pub(crate) fn crc32_le(crc: u32, data: &[u8]) -> u32 {
+    // SAFETY: `data` is valid for reads of its length.
+    unsafe { crate::sys::crc32_le(crc, data.as_ptr().cast(), data.len()) }
+}
+
 /// Waits until every RCU read-side section (and so every softirq) that
 /// started before the call has finished.
 pub(crate) fn synchronize_rcu() {
