@@ -8,6 +8,9 @@
 #define RRXE_BINDINGS_H
 
 #include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/workqueue.h>
+#include <linux/if_ether.h>
 #include <linux/notifier.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_mad.h>
@@ -17,6 +20,7 @@
 #include <linux/vmalloc.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/rdma_user_rxe.h>
+#include <net/udp_tunnel.h>
 #include <rrxe/helpers.h>
 
 #endif /* RRXE_BINDINGS_H */

@@ -69,4 +69,88 @@ struct ib_umem;
 struct ib_umem *rrxe_umem_get(struct ib_device *dev, u64 addr, size_t size,
 			      int access);
 
+/* ---- Networking data path: socket buffers, UDP tunnels, routes ---- */
+
+struct sk_buff;
+struct sock;
+struct dst_entry;
+
+/*
+ * A linear skb for @len bytes of payload, with @hdr_len bytes of headroom for
+ * the caller's headers plus the link layer's LL_RESERVED_SPACE(@ndev). The
+ * payload is put and zeroed. GFP_ATOMIC; NULL on failure.
+ */
+struct sk_buff *rrxe_skb_alloc(const struct net_device *ndev,
+			       unsigned int hdr_len, unsigned int len);
+/* Frees an skb that was dropped / consumed, from any context. */
+void rrxe_skb_free(struct sk_buff *skb);
+void rrxe_skb_consume(struct sk_buff *skb);
+u8 *rrxe_skb_data(const struct sk_buff *skb);
+unsigned int rrxe_skb_len(const struct sk_buff *skb);
+unsigned int rrxe_skb_headroom(const struct sk_buff *skb);
+/* skb_push() that also marks the new start as the transport header. */
+u8 *rrxe_skb_push_transport(struct sk_buff *skb, unsigned int len);
+/* skb_push() that also marks the new start as the network header. */
+u8 *rrxe_skb_push_network(struct sk_buff *skb, unsigned int len);
+
+/* A received datagram, linearized (see rrxe_skb_rx_view). */
+struct rrxe_skb_rx {
+	const u8 *net;		/* the network header */
+	unsigned int net_len;	/* bytes from the network header to data */
+	const u8 *data;		/* the UDP header */
+	unsigned int len;	/* bytes from data to the end */
+	struct net_device *dev;	/* the device it arrived on */
+};
+/*
+ * Linearizes a datagram handed to a UDP encap_rcv hook and describes it;
+ * -ENOMEM if linearizing fails, -EINVAL if it has no device or no network
+ * header inside the buffer before data.
+ */
+int rrxe_skb_rx_view(struct sk_buff *skb, struct rrxe_skb_rx *view);
+
+/*
+ * Opens a kernel UDP socket in @net on @port (host order), IPv4 INADDR_ANY or
+ * IPv6 in6addr_any v6only, and makes it a UDP tunnel whose datagrams go to
+ * @encap_rcv with @user_data as sk_user_data. Returns 0 and the sock in @skp.
+ */
+int rrxe_udp_tunnel_open(struct net *net, bool ipv6, u16 port,
+			 int (*encap_rcv)(struct sock *sk, struct sk_buff *skb),
+			 void *user_data, struct sock **skp);
+/* rcu_dereference_sk_user_data(): call under RCU (as encap_rcv runs). */
+void *rrxe_sk_user_data(const struct sock *sk);
+
+/*
+ * Output routes for UDP from @saddr to @daddr (network order) leaving through
+ * device @oif. A dst reference, or an ERR_PTR.
+ */
+struct dst_entry *rrxe_route4(struct net *net, int oif, const u8 saddr[4],
+			      const u8 daddr[4]);
+struct dst_entry *rrxe_route6(struct net *net, int oif, const u8 saddr[16],
+			      const u8 daddr[16]);
+void rrxe_dst_release(struct dst_entry *dst);
+/*
+ * Readies a fresh skb for IP output through @dst (whose reference it takes
+ * over) from @ndev: scrubs it, clears the hash, sets the dst, clears the IP
+ * control block and sets skb->protocol for IPv4 or IPv6.
+ */
+void rrxe_skb_set_route(struct sk_buff *skb, struct net_device *ndev,
+			struct dst_entry *dst, bool ipv6);
+/* __ip_select_ident() for the IPv4 header at the skb's network header. */
+void rrxe_ip_select_ident(struct sk_buff *skb);
+/*
+ * ip_local_out() / ip6_local_out() in the namespace of the skb's route, with
+ * no socket. Takes the skb. 0, -ENOBUFS for a drop, or a negative errno.
+ */
+int rrxe_ip_local_out(struct sk_buff *skb, bool ipv6);
+
+int rrxe_netdev_ifindex(const struct net_device *ndev);
+bool rrxe_netdev_is_loopback(const struct net_device *ndev);
+struct net *rrxe_init_net(void);
+/* The namespace's loopback device, which lives as long as it does. */
+struct net_device *rrxe_net_loopback_dev(const struct net *net);
+
+/* ---- Runtime: time ---- */
+u64 rrxe_get_jiffies_64(void);
+unsigned int rrxe_hz(void);
+
 #endif /* RRXE_HELPERS_H */

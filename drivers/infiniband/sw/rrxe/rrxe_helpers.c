@@ -9,7 +9,13 @@
 #include <linux/if_vlan.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
+#include <linux/jiffies.h>
 #include <net/addrconf.h>
+#include <net/ip.h>
+#include <net/ip6_route.h>
+#include <net/ipv6.h>
+#include <net/route.h>
+#include <net/udp_tunnel.h>
 #include <linux/vmalloc.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
@@ -188,4 +194,256 @@ struct ib_umem *rrxe_umem_get(struct ib_device *dev, u64 addr, size_t size,
 			      int access)
 {
 	return ib_umem_get_va(dev, addr, size, access);
+}
+
+struct sk_buff *rrxe_skb_alloc(const struct net_device *ndev,
+			       unsigned int hdr_len, unsigned int len)
+{
+	unsigned int room = hdr_len + LL_RESERVED_SPACE(ndev);
+	struct sk_buff *skb;
+
+	skb = alloc_skb(room + len, GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	skb_reserve(skb, room);
+	skb_put_zero(skb, len);
+	return skb;
+}
+
+void rrxe_skb_free(struct sk_buff *skb)
+{
+	dev_kfree_skb_any(skb);
+}
+
+void rrxe_skb_consume(struct sk_buff *skb)
+{
+	dev_consume_skb_any(skb);
+}
+
+u8 *rrxe_skb_data(const struct sk_buff *skb)
+{
+	return skb->data;
+}
+
+unsigned int rrxe_skb_len(const struct sk_buff *skb)
+{
+	return skb->len;
+}
+
+unsigned int rrxe_skb_headroom(const struct sk_buff *skb)
+{
+	return skb_headroom(skb);
+}
+
+u8 *rrxe_skb_push_transport(struct sk_buff *skb, unsigned int len)
+{
+	u8 *start = skb_push(skb, len);
+
+	skb_reset_transport_header(skb);
+	return start;
+}
+
+u8 *rrxe_skb_push_network(struct sk_buff *skb, unsigned int len)
+{
+	u8 *start = skb_push(skb, len);
+
+	skb_reset_network_header(skb);
+	return start;
+}
+
+int rrxe_skb_rx_view(struct sk_buff *skb, struct rrxe_skb_rx *view)
+{
+	const u8 *net;
+
+	if (skb_linearize(skb))
+		return -ENOMEM;
+	if (!skb->dev)
+		return -EINVAL;
+	net = skb_network_header(skb);
+	if (net < skb->head || net > skb->data)
+		return -EINVAL;
+
+	view->net = net;
+	view->net_len = skb->data - net;
+	view->data = skb->data;
+	view->len = skb->len;
+	view->dev = skb->dev;
+	return 0;
+}
+
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+/*
+ * Our tunnel sockets get lock classes of their own, so that lockdep does not
+ * tie their (softirq) receive path to every other UDP socket's locking, as
+ * C rxe does for its sockets.
+ */
+static struct lock_class_key rrxe_sk_lock_key[2];
+static struct lock_class_key rrxe_slock_key[2];
+
+static void rrxe_sock_set_lock_class(struct sock *sk, bool ipv6)
+{
+	if (WARN_ON_ONCE(!sock_allow_reclassification(sk)))
+		return;
+	if (ipv6)
+		sock_lock_init_class_and_name(sk,
+			"slock-AF_INET6-RDMA-RRXE", &rrxe_slock_key[1],
+			"sk_lock-AF_INET6-RDMA-RRXE", &rrxe_sk_lock_key[1]);
+	else
+		sock_lock_init_class_and_name(sk,
+			"slock-AF_INET-RDMA-RRXE", &rrxe_slock_key[0],
+			"sk_lock-AF_INET-RDMA-RRXE", &rrxe_sk_lock_key[0]);
+	/*
+	 * The macro pins this module through sk_owner; the owner of the
+	 * tunnel closes the socket before the module goes, and a socket freed
+	 * after RCU must not put a module reference then. Drop it now.
+	 */
+	sk_owner_put(sk);
+	sk_owner_clear(sk);
+}
+#else
+static void rrxe_sock_set_lock_class(struct sock *sk, bool ipv6)
+{
+}
+#endif
+
+int rrxe_udp_tunnel_open(struct net *net, bool ipv6, u16 port,
+			 int (*encap_rcv)(struct sock *sk, struct sk_buff *skb),
+			 void *user_data, struct sock **skp)
+{
+	struct udp_port_cfg ucfg = {
+		.family = ipv6 ? AF_INET6 : AF_INET,
+		.local_udp_port = htons(port),
+		.ipv6_v6only = ipv6,
+	};
+	struct udp_tunnel_sock_cfg tcfg = {
+		.sk_user_data = user_data,
+		.encap_type = 1,
+		.encap_rcv = encap_rcv,
+	};
+	struct socket *sock;
+	int err;
+
+	err = udp_sock_create(net, &ucfg, &sock);
+	if (err)
+		return err;
+	rrxe_sock_set_lock_class(sock->sk, ipv6);
+	setup_udp_tunnel_sock(net, sock->sk, &tcfg);
+	*skp = sock->sk;
+	return 0;
+}
+
+void *rrxe_sk_user_data(const struct sock *sk)
+{
+	return rcu_dereference_sk_user_data(sk);
+}
+
+struct dst_entry *rrxe_route4(struct net *net, int oif, const u8 saddr[4],
+			      const u8 daddr[4])
+{
+	struct flowi4 fl = {
+		.flowi4_oif = oif,
+		.flowi4_proto = IPPROTO_UDP,
+	};
+	struct rtable *rt;
+
+	memcpy(&fl.saddr, saddr, 4);
+	memcpy(&fl.daddr, daddr, 4);
+	rt = ip_route_output_key(net, &fl);
+	if (IS_ERR(rt))
+		return ERR_CAST(rt);
+	return &rt->dst;
+}
+
+struct dst_entry *rrxe_route6(struct net *net, int oif, const u8 saddr[16],
+			      const u8 daddr[16])
+{
+	struct flowi6 fl = {
+		.flowi6_oif = oif,
+		.flowi6_proto = IPPROTO_UDP,
+	};
+	struct dst_entry *dst;
+	int err;
+
+	memcpy(&fl.saddr, saddr, 16);
+	memcpy(&fl.daddr, daddr, 16);
+	dst = ip6_dst_lookup_flow(net, NULL, &fl, NULL);
+	if (IS_ERR(dst))
+		return dst;
+	err = dst->error;
+	if (unlikely(err)) {
+		dst_release(dst);
+		return ERR_PTR(err);
+	}
+	return dst;
+}
+
+void rrxe_dst_release(struct dst_entry *dst)
+{
+	dst_release(dst);
+}
+
+void rrxe_skb_set_route(struct sk_buff *skb, struct net_device *ndev,
+			struct dst_entry *dst, bool ipv6)
+{
+	skb_scrub_packet(skb, false);
+	skb_clear_hash(skb);
+	skb_dst_set(skb, dst);
+	if (ipv6) {
+		memset(IP6CB(skb), 0, sizeof(*IP6CB(skb)));
+		skb->protocol = htons(ETH_P_IPV6);
+	} else {
+		memset(IPCB(skb), 0, sizeof(*IPCB(skb)));
+		skb->protocol = htons(ETH_P_IP);
+	}
+	skb->dev = ndev;
+}
+
+void rrxe_ip_select_ident(struct sk_buff *skb)
+{
+	__ip_select_ident(dev_net(skb_dst(skb)->dev), ip_hdr(skb),
+			  skb_shinfo(skb)->gso_segs ?: 1);
+}
+
+int rrxe_ip_local_out(struct sk_buff *skb, bool ipv6)
+{
+	struct net *net = dev_net(skb_dst(skb)->dev);
+	int err;
+
+	if (ipv6)
+		err = ip6_local_out(net, NULL, skb);
+	else
+		err = ip_local_out(net, NULL, skb);
+	if (err > 0)
+		err = net_xmit_errno(err);
+	return err;
+}
+
+int rrxe_netdev_ifindex(const struct net_device *ndev)
+{
+	return READ_ONCE(ndev->ifindex);
+}
+
+bool rrxe_netdev_is_loopback(const struct net_device *ndev)
+{
+	return ndev->flags & IFF_LOOPBACK;
+}
+
+struct net *rrxe_init_net(void)
+{
+	return &init_net;
+}
+
+struct net_device *rrxe_net_loopback_dev(const struct net *net)
+{
+	return net->loopback_dev;
+}
+
+u64 rrxe_get_jiffies_64(void)
+{
+	return get_jiffies_64();
+}
+
+unsigned int rrxe_hz(void)
+{
+	return HZ;
 }

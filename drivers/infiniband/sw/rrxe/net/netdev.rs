@@ -91,6 +91,20 @@ impl NetDev {
         unsafe { sys::rrxe_netdev_mac(self.as_raw(), mac.as_mut_ptr()) }.then_some(mac)
     }
 
+    /// The interface index.
+    #[allow(dead_code)] // Used by the data path to come.
+    pub(crate) fn ifindex(&self) -> i32 {
+        // SAFETY: `self` is valid by the type invariant.
+        unsafe { sys::rrxe_netdev_ifindex(self.as_raw()) }
+    }
+
+    /// Whether this is a loopback device (`IFF_LOOPBACK`).
+    #[allow(dead_code)] // Used by the data path to come.
+    pub(crate) fn is_loopback(&self) -> bool {
+        // SAFETY: `self` is valid by the type invariant.
+        unsafe { sys::rrxe_netdev_is_loopback(self.as_raw()) }
+    }
+
     /// Whether the link can carry RDMA traffic: up and with carrier.
     pub(crate) fn is_active(&self) -> bool {
         // SAFETY: `self` is valid by the type invariant.

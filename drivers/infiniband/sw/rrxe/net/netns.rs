@@ -25,6 +25,27 @@ impl Net {
         unsafe { &*ptr.cast::<Net>() }
     }
 
+    /// The initial network namespace, which lives as long as the kernel.
+    #[allow(dead_code)] // Used by the data path to come.
+    pub(crate) fn init() -> &'static Net {
+        // SAFETY: `init_net` is a static that is never freed.
+        unsafe { Net::from_raw(sys::rrxe_init_net()) }
+    }
+
+    /// The raw pointer, for the FFI layer.
+    #[allow(dead_code)] // Used by the data path to come.
+    pub(crate) fn as_raw(&self) -> *mut sys::net {
+        self.0.get()
+    }
+
+    /// The namespace's loopback device (`lo`).
+    #[allow(dead_code)] // Used by the data path to come.
+    pub(crate) fn loopback(&self) -> &super::NetDev {
+        // SAFETY: `self` is valid; the loopback device is the last device of
+        // a namespace to go, when the namespace itself is dismantled.
+        unsafe { super::NetDev::from_raw(sys::rrxe_net_loopback_dev(self.as_raw())) }
+    }
+
     /// A value that identifies this namespace while it is alive.
     pub(crate) fn id(&self) -> usize {
         self.0.get() as usize
