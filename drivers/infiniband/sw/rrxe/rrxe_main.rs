@@ -36,6 +36,9 @@ mod qp;
 mod queue;
 mod registry;
 mod round_robin;
+// Work flushing and jiffies for the data path, which is being built on them.
+#[allow(dead_code)]
+mod rt;
 mod srq;
 mod sys;
 
