@@ -21,6 +21,9 @@ mod skb;
 #[allow(dead_code)]
 mod udp_tunnel;
 
+#[cfg(CONFIG_KUNIT)]
+mod kunit;
+
 #[allow(unused_imports)]
 pub(crate) use addr::IpAddr;
 pub(crate) use netdev::{NetDev, NetDevRef};

@@ -6,3 +6,5 @@
 pub(crate) mod time;
 pub(crate) mod work;
 
+#[cfg(CONFIG_KUNIT)]
+mod kunit;
