@@ -149,7 +149,8 @@ fn ipv6_header(tx: &UdpTx, payload_len: u16) -> [u8; IPV6_HLEN] {
 /// has too little headroom; the route lookup's error (`ENETUNREACH`,
 /// `EHOSTUNREACH`, ...); `ENOBUFS` if the stack dropped the packet (the
 /// stack's congestion notification counts as sent). On error before sending,
-/// the buffer is freed. Callable from process and softirq context.
+/// the buffer is freed. Callable from process and softirq context, not with
+/// interrupts disabled (the device's transmit path must not be entered so).
 pub(crate) fn send_udp(
     ndev: &NetDev,
     mut skb: SkBuff,
