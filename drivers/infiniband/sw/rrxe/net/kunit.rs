@@ -141,7 +141,9 @@ mod tests {
     #[test]
     fn tunnel_port_is_exclusive_per_family() {
         let net = Net::init();
-        let Ok(inbox) = inbox() else { panic!("no memory") };
+        let Ok(inbox) = inbox() else {
+            panic!("no memory")
+        };
         // SAFETY: the initial namespace is never dismantled.
         let first = unsafe { UdpTunnel::open(net, false, PORT_BUSY, Catcher(inbox.clone())) };
         assert!(first.is_ok());
@@ -161,9 +163,12 @@ mod tests {
 
     #[test]
     fn ipv4_datagram_round_trip_over_lo() {
-        let Ok(inbox) = inbox() else { panic!("no memory") };
+        let Ok(inbox) = inbox() else {
+            panic!("no memory")
+        };
         // SAFETY: the initial namespace is never dismantled.
-        let tunnel = unsafe { UdpTunnel::open(Net::init(), false, PORT_V4, Catcher(inbox.clone())) };
+        let tunnel =
+            unsafe { UdpTunnel::open(Net::init(), false, PORT_V4, Catcher(inbox.clone())) };
         assert!(tunnel.is_ok());
         let lo4 = IpAddr::from_v4([127, 0, 0, 1]);
         let tx = UdpTx {
@@ -207,7 +212,9 @@ mod tests {
 
     #[test]
     fn ipv6_datagram_round_trip_over_lo() {
-        let Ok(inbox) = inbox() else { panic!("no memory") };
+        let Ok(inbox) = inbox() else {
+            panic!("no memory")
+        };
         // SAFETY: the initial namespace is never dismantled.
         let tunnel = unsafe { UdpTunnel::open(Net::init(), true, PORT_V6, Catcher(inbox.clone())) };
         assert!(tunnel.is_ok());
@@ -230,7 +237,10 @@ mod tests {
 
         // Version 6, traffic class 0x28, flow label 0x12345, length, UDP, hops.
         assert_eq!(sealed.ip_len, 40);
-        assert_eq!(&sealed.ip[..8], &[0x62, 0x81, 0x23, 0x45, 0, 8 + PAYLOAD as u8, 17, 0x3f]);
+        assert_eq!(
+            &sealed.ip[..8],
+            &[0x62, 0x81, 0x23, 0x45, 0, 8 + PAYLOAD as u8, 17, 0x3f]
+        );
         assert_eq!(&sealed.ip[8..24], &lo6.0);
         assert_eq!(&sealed.ip[24..40], &lo6.0);
         // No UDP checksum, and the receiving tunnel accepts that.
@@ -249,7 +259,9 @@ mod tests {
     #[test]
     fn mixed_families_are_refused() {
         let lo = Net::init().loopback();
-        let Ok(skb) = SkBuff::alloc_udp(lo, false, 8) else { panic!("no memory") };
+        let Ok(skb) = SkBuff::alloc_udp(lo, false, 8) else {
+            panic!("no memory")
+        };
         let mut lo6 = IpAddr::default();
         lo6.0[15] = 1;
         let tx = UdpTx {

@@ -24,12 +24,12 @@ mod udp_tunnel;
 #[cfg(CONFIG_KUNIT)]
 mod kunit;
 
+#[allow(unused_imports)]
+pub(crate) use addr::IpAddr;
 pub(crate) use netdev::{NetDev, NetDevRef};
 pub(crate) use netns::Net;
 pub(crate) use notifier::{NetdevEvent, NetdevEvents, NetdevNotifier};
 pub(crate) use pernet::{Pernet, PernetEvents};
-#[allow(unused_imports)]
-pub(crate) use addr::IpAddr;
 #[allow(unused_imports)]
 pub(crate) use route::{send_udp, UdpTx};
 #[allow(unused_imports)]

@@ -63,13 +63,17 @@ impl Dst {
             // the addresses are 4-byte arrays that outlive the call.
             (Some(s), Some(d)) => unsafe { sys::rrxe_route4(net, oif, s.as_ptr(), d.as_ptr()) },
             // SAFETY: as above, with 16-byte arrays.
-            (None, None) => unsafe { sys::rrxe_route6(net, oif, tx.src.0.as_ptr(), tx.dst.0.as_ptr()) },
+            (None, None) => unsafe {
+                sys::rrxe_route6(net, oif, tx.src.0.as_ptr(), tx.dst.0.as_ptr())
+            },
             _ => return Err(EINVAL),
         };
         let dst = from_err_ptr(dst)?;
         // INVARIANT: a successful lookup returns a route with a reference
         // that is now ours.
-        NonNull::new(dst).map(|dst| Self { dst }).ok_or(EHOSTUNREACH)
+        NonNull::new(dst)
+            .map(|dst| Self { dst })
+            .ok_or(EHOSTUNREACH)
     }
 
     /// Gives the reference away (to an skb).
@@ -101,7 +105,20 @@ fn ipv4_header(tx: &UdpTx, src: [u8; 4], dst: [u8; 4], tot_len: u16) -> [u8; IPV
     let mut h = [0u8; IPV4_HLEN];
     let [t0, t1] = tot_len.to_be_bytes();
     let [f0, f1] = IPV4_DF.to_be_bytes();
-    let fixed = [0x45, tx.tos, t0, t1, 0, 0, f0, f1, tx.ttl, IPPROTO_UDP, 0, 0];
+    let fixed = [
+        0x45,
+        tx.tos,
+        t0,
+        t1,
+        0,
+        0,
+        f0,
+        f1,
+        tx.ttl,
+        IPPROTO_UDP,
+        0,
+        0,
+    ];
     h[..12].copy_from_slice(&fixed);
     h[12..16].copy_from_slice(&src);
     h[16..20].copy_from_slice(&dst);
@@ -132,7 +149,8 @@ fn ipv6_header(tx: &UdpTx, payload_len: u16) -> [u8; IPV6_HLEN] {
 /// has too little headroom; the route lookup's error (`ENETUNREACH`,
 /// `EHOSTUNREACH`, ...); `ENOBUFS` if the stack dropped the packet (the
 /// stack's congestion notification counts as sent). On error before sending,
-/// the buffer is freed. Callable from process and softirq context.
+/// the buffer is freed. Callable from process and softirq context, not with
+/// interrupts disabled (the device's transmit path must not be entered so).
 pub(crate) fn send_udp(
     ndev: &NetDev,
     mut skb: SkBuff,

@@ -297,7 +297,10 @@ impl<T: TunnelRecv> Drop for UdpTunnel<T> {
 ///
 /// Called by the UDP stack, in an RCU read-side section, with a tunnel socket
 /// whose user data is a `Slot<T>` or null, and a datagram it hands over.
-unsafe extern "C" fn encap_recv<T: TunnelRecv>(sk: *mut sys::sock, skb: *mut sys::sk_buff) -> c_int {
+unsafe extern "C" fn encap_recv<T: TunnelRecv>(
+    sk: *mut sys::sock,
+    skb: *mut sys::sk_buff,
+) -> c_int {
     // SAFETY: `sk` is valid and we are under RCU.
     let slot = unsafe { sys::rrxe_sk_user_data(sk) }.cast::<Slot<T>>();
     if slot.is_null() {
