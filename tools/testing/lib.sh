@@ -235,3 +235,17 @@ unload_drivers() {
 	if [ -d /sys/module/rrxe ]; then rmmod rrxe 2>&1 | sed 's/^/# teardown: /'; fi
 	if [ -d /sys/module/rdma_rxe ]; then rmmod rdma_rxe 2>&1 | sed 's/^/# teardown: /'; fi
 }
+
+# xfer_bin: the path of rrxe_xfer (tools/testing/xfer), built on the host
+# by `make`; when that binary is missing or older than its source, it is
+# compiled into /tmp here (the guest has the toolchain root's gcc).
+xfer_bin() {
+	local src=$RRXE_TOP/tools/testing/xfer/rrxe_xfer.c bin=$RRXE_TOP/tools/testing/xfer/rrxe_xfer
+	if [ -x "$bin" ] && [ "$bin" -nt "$src" ]; then
+		echo "$bin"
+		return 0
+	fi
+	echo "# rrxe_xfer is not built (make builds it): compiling it in the guest" >&2
+	gcc -O2 -std=gnu11 -Wall -o /tmp/rrxe_xfer "$src" -libverbs >&2 || return 1
+	echo /tmp/rrxe_xfer
+}
