@@ -80,16 +80,18 @@ gone() {
 	return 1
 }
 
-# Two hosts: network namespaces h1 and h2 joined by a veth pair (veth1 in
-# h1 at 198.18.1.1, veth2 in h2 at 198.18.1.2), both up.
+# two_hosts [NS1 NS2 NET]: two hosts, network namespaces NS1 and NS2
+# (default h1 and h2) joined by a veth pair: veth1 in NS1 at 198.18.NET.1,
+# veth2 in NS2 at 198.18.NET.2 (NET default 1), both up.
 two_hosts() {
-	ip netns add h1
-	ip netns add h2
-	ip link add veth1 netns h1 type veth peer name veth2 netns h2
-	ip -n h1 addr add 198.18.1.1/24 dev veth1
-	ip -n h2 addr add 198.18.1.2/24 dev veth2
-	ip -n h1 link set veth1 up
-	ip -n h2 link set veth2 up
+	local n1=${1:-h1} n2=${2:-h2} net=${3:-1}
+	ip netns add "$n1"
+	ip netns add "$n2"
+	ip link add veth1 netns "$n1" type veth peer name veth2 netns "$n2"
+	ip -n "$n1" addr add "198.18.$net.1/24" dev veth1
+	ip -n "$n2" addr add "198.18.$net.2/24" dev veth2
+	ip -n "$n1" link set veth1 up
+	ip -n "$n2" link set veth2 up
 }
 
 finish() {
@@ -204,15 +206,19 @@ rdma_dev_add() {
 	ip netns exec "$1" rdma link add "$4" type "$3" netdev "$2"
 }
 
-# pair_up A B: two_hosts with an RDMA device of type A on veth1 in h1 and
-# one of type B on veth2 in h2, their ports ACTIVE. Sets DEV1/DEV2 (named
-# after the type and the host: rxe1, rrxe2, ...) and GID1/GID2 (RoCEv2 IPv4
-# GID indexes). Fails (after saying why, as comments) if any step fails.
+# pair_up A B [NS1 NS2 NET]: two_hosts NS1 NS2 NET with an RDMA device of
+# type A (rxe or rrxe) on veth1 in NS1 and one of type B on veth2 in NS2,
+# their ports ACTIVE. Sets PAIR_NS1/PAIR_NS2 and PAIR_IP1/PAIR_IP2 (the
+# namespaces and addresses), DEV1/DEV2 (the devices, named after the type
+# and the host: rxe1, rrxe2, ...) and GID1/GID2 (their RoCEv2 IPv4 GID
+# indexes). Fails (after saying why, as comments) if any step fails.
 pair_up() {
+	PAIR_NS1=${3:-h1} PAIR_NS2=${4:-h2}
+	PAIR_IP1=198.18.${5:-1}.1 PAIR_IP2=198.18.${5:-1}.2
 	DEV1=${1}1 DEV2=${2}2 GID1= GID2=
-	two_hosts
-	setup rdma_dev_add h1 veth1 "$1" "$DEV1" || return 1
-	setup rdma_dev_add h2 veth2 "$2" "$DEV2" || return 1
+	two_hosts "$PAIR_NS1" "$PAIR_NS2" "${5:-1}"
+	setup rdma_dev_add "$PAIR_NS1" veth1 "$1" "$DEV1" || return 1
+	setup rdma_dev_add "$PAIR_NS2" veth2 "$2" "$DEV2" || return 1
 	port_active "$DEV1" || { echo "# setup: $DEV1 is not ACTIVE"; return 1; }
 	port_active "$DEV2" || { echo "# setup: $DEV2 is not ACTIVE"; return 1; }
 	GID1=$(roce_v2_ipv4_gid "$DEV1") || { echo "# setup: $DEV1 has no RoCEv2 IPv4 GID"; return 1; }
@@ -223,8 +229,8 @@ pair_up() {
 pair_down() {
 	[ -n "${DEV1:-}" ] && rdma link delete "$DEV1" 2>/dev/null
 	[ -n "${DEV2:-}" ] && rdma link delete "$DEV2" 2>/dev/null
-	ip netns del h1 2>/dev/null
-	ip netns del h2 2>/dev/null
+	ip netns del "${PAIR_NS1:-h1}" 2>/dev/null
+	ip netns del "${PAIR_NS2:-h2}" 2>/dev/null
 	gone "${DEV1:-none}" 100 || echo "# teardown: $DEV1 still exists"
 	gone "${DEV2:-none}" 100 || echo "# teardown: $DEV2 still exists"
 	DEV1= DEV2=

@@ -1,10 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # Client/server traffic between the two hosts of pair_up (tools/testing/
-# lib.sh): the server in h2 on $DEV2 (GID index $GID2, 198.18.1.2), the
-# client in h1 on $DEV1 ($GID1, 198.18.1.1). Source after lib.sh.
+# lib.sh): the server in $PAIR_NS2 (h2) on $DEV2 (GID index $GID2, address
+# $PAIR_IP2), the client in $PAIR_NS1 (h1) on $DEV1 ($GID1, $PAIR_IP1).
+# Source after lib.sh.
 
-TRAFFIC_IP1=198.18.1.1
-TRAFFIC_IP2=198.18.1.2
 TRAFFIC_PORT=${TRAFFIC_PORT:-19000}
 TRAFFIC_TMP=$(mktemp -d /tmp/traffic.XXXXXX)
 # A perftest result row: size, iterations, then numbers.
@@ -19,7 +18,7 @@ traffic_opts() {
 	case $tool in
 	ibv_*_pingpong | rrxe_xfer | */rrxe_xfer)
 		echo "-d $dev -g $gid -p $port"
-		[ "$role" = client ] && echo "$TRAFFIC_IP2"
+		[ "$role" = client ] && echo "$PAIR_IP2"
 		;;
 	ib_*)
 		# With rdma_cm (-R) the address picks the device and GID.
@@ -27,16 +26,17 @@ traffic_opts() {
 		*" -R "*) echo "-d $dev -p $port -F" ;;
 		*) echo "-d $dev -x $gid -p $port -F" ;;
 		esac
-		[ "$role" = client ] && echo "$TRAFFIC_IP2"
+		[ "$role" = client ] && echo "$PAIR_IP2"
 		;;
 	rping)
-		if [ "$role" = server ]; then echo "-s -a $TRAFFIC_IP2 -p $port"; else echo "-c -a $TRAFFIC_IP2 -p $port"; fi
+		if [ "$role" = server ]; then echo "-s -a $PAIR_IP2 -p $port"; else echo "-c -a $PAIR_IP2 -p $port"; fi
 		;;
 	ucmatose)
-		if [ "$role" = server ]; then echo "-b $TRAFFIC_IP2 -p $port"; else echo "-s $TRAFFIC_IP2 -b $TRAFFIC_IP1 -p $port"; fi
+		if [ "$role" = server ]; then echo "-b $PAIR_IP2 -p $port"; else echo "-s $PAIR_IP2 -b $PAIR_IP1 -p $port"; fi
 		;;
-	*) echo "traffic_opts: unknown tool $tool" >&2; return 1 ;;
+	*) echo "# traffic_opts: unknown tool $tool"; return 1 ;;
 	esac
+	return 0
 }
 
 # traffic_listening TOOL PORT [ARGS...]: the server of TOOL listens.
@@ -44,8 +44,8 @@ traffic_listening() {
 	local tool=$1 port=$2
 	shift 2
 	case "$tool $* " in
-	rping* | ucmatose* | *" -R "*) cm_listening h2 "$port" ;;
-	*) tcp_listening h2 "$port" ;;
+	rping* | ucmatose* | *" -R "*) cm_listening "$PAIR_NS2" "$port" ;;
+	*) tcp_listening "$PAIR_NS2" "$port" ;;
 	esac
 }
 
@@ -68,8 +68,8 @@ stop_after() {
 }
 
 # run_traffic NAME TIMEOUT EXPECT TOOL [ARGS...] [-- CLIENT_ARGS...]:
-# starts `TOOL ARGS` as the server in h2, waits until it listens, runs
-# `TOOL ARGS CLIENT_ARGS` as the client in h1; each bounded by TIMEOUT
+# starts `TOOL ARGS` as the server in $PAIR_NS2, waits until it listens,
+# runs `TOOL ARGS CLIENT_ARGS` as the client in $PAIR_NS1; each bounded by TIMEOUT
 # seconds. Succeeds when both exit 0 and the client's output matches the
 # extended regex EXPECT (if not empty). On failure the reason and the
 # outputs' last lines are printed as comments. Outputs stay in
@@ -84,18 +84,18 @@ run_traffic() {
 	TRAFFIC_PORT=$((TRAFFIC_PORT + 1))
 	local so=$TRAFFIC_TMP/$name.server co=$TRAFFIC_TMP/$name.client
 	local sopts copts
-	sopts=$(traffic_opts server "$port" "$tool" "${args[@]}") || return 1
-	copts=$(traffic_opts client "$port" "$tool" "${args[@]}") || return 1
+	sopts=$(traffic_opts server "$port" "$tool" "${args[@]}") || { echo "$sopts"; return 1; }
+	copts=$(traffic_opts client "$port" "$tool" "${args[@]}") || { echo "$copts"; return 1; }
 
 	# shellcheck disable=SC2086 # the options are word lists
-	ip netns exec h2 timeout -k 5 "$timeout" "$tool" "${args[@]}" $sopts >"$so" 2>&1 &
+	ip netns exec "$PAIR_NS2" timeout -k 5 "$timeout" "$tool" "${args[@]}" $sopts >"$so" 2>&1 &
 	srv=$!
 	if ! wait_for 30 traffic_listening "$tool" "$port" "${args[@]}"; then
 		echo "# $name: the server does not listen after 30 s; starting the client anyway"
 	fi
 	start=$SECONDS
 	# shellcheck disable=SC2086
-	ip netns exec h1 timeout -k 5 "$timeout" "$tool" "${args[@]}" "${cargs[@]}" $copts >"$co" 2>&1
+	ip netns exec "$PAIR_NS1" timeout -k 5 "$timeout" "$tool" "${args[@]}" "${cargs[@]}" $copts >"$co" 2>&1
 	crc=$?
 	TRAFFIC_SECS=$((SECONDS - start))
 	# A server whose client is done has little left to do.

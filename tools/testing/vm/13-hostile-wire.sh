@@ -68,14 +68,14 @@ if [ $icrc_rc = 0 ]; then
 else
 	not_ok "ICRCs of the captured $peer <-> $dut traffic"
 fi
-for ip in $TRAFFIC_IP1 $TRAFFIC_IP2; do
+for ip in $PAIR_IP1 $PAIR_IP2; do
 	check "the capture holds packets from $ip" grep -q "^# $ip " "$tmp/icrc.out"
 done
 
 # 2. A live QP on the DUT, connected to nobody.
 rm -f "$tmp/dut.json" "$tmp/dut.stop"
 ip netns exec h2 timeout -k 5 400 python3 "$helper" dut --dev "$dut" --gid "$GID2" \
-	--peer-ip $TRAFFIC_IP1 --out "$tmp/dut.json" --stop "$tmp/dut.stop" --timeout 360 \
+	--peer-ip $PAIR_IP1 --out "$tmp/dut.json" --stop "$tmp/dut.stop" --timeout 360 \
 	>"$tmp/dut.out" 2>&1 &
 dut_pid=$!
 if ! wait_for 120 test -s "$tmp/dut.json"; then
@@ -86,7 +86,7 @@ else
 	# 3. The attack, from h1.
 	mac=$(ip netns exec h2 cat /sys/class/net/veth2/address)
 	ip netns exec h1 timeout -k 5 300 python3 "$helper" attack --info "$tmp/dut.json" \
-		--iface veth1 --src-ip $TRAFFIC_IP1 --dst-ip $TRAFFIC_IP2 --dst-mac "$mac" \
+		--iface veth1 --src-ip $PAIR_IP1 --dst-ip $PAIR_IP2 --dst-mac "$mac" \
 		--dev "$dut" >"$tmp/attack.out" 2>&1
 	attack_rc=$?
 	cat "$tmp/attack.out"
