@@ -82,9 +82,14 @@ for pair in "${pairs[@]}"; do
 	grep '^xfer: [a-z]* [0-9]* bytes' "$TRAFFIC_TMP/$pair-lossy.client" | sed 's/^/# /'
 	echo "# after:  $DEV1: $(counters $DEV1)"
 	echo "# after:  $DEV2: $(counters $DEV2)"
+	dropped=0
 	for ns in h1:veth1 h2:veth2; do
-		ip netns exec "${ns%:*}" tc -s qdisc show dev "${ns#*:}" | sed -n 's/^ *\(Sent.*\)/# netem on '"${ns#*:}"': \1/p'
+		stats=$(ip netns exec "${ns%:*}" tc -s qdisc show dev "${ns#*:}" | sed -n 's/^ *\(Sent.*\)/\1/p')
+		echo "# netem on ${ns#*:}: $stats"
+		d=$(echo "$stats" | sed -n 's/.*(dropped \([0-9]*\).*/\1/p')
+		dropped=$((dropped + ${d:-0}))
 	done
+	check "$pair: netem dropped packets ($dropped): the loss was real" test "$dropped" -gt 0
 	pair_down
 done
 

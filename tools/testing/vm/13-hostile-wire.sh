@@ -102,7 +102,7 @@ sed -n 's/^dut: QP state/# DUT QP state/p' "$tmp/dut.out"
 check "the DUT's QP is in the error state after the remote access error" \
 	grep -q '"state": "ERR"' "$tmp/dut.json"
 check "rdma statistic shows $dut" sh -c "rdma statistic show link $dut/1 | grep -q rcvd_pkts"
-echo "# $(rdma statistic show link "$dut/1")"
+echo "# $(rdma statistic show link "$dut/1" | tr -s ' \n' '  ')"
 
 pair_down
 unload_drivers
