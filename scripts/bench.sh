@@ -46,7 +46,8 @@ out=$(mktemp "$RRXE_CACHE/bench-out.XXXXXX")
 trap 'rm -f "$out"' EXIT
 note "booting the $flavour kernel: $iters iterations per bandwidth row, $lat_iters per latency row"
 RRXE_KO=$ko RRXE_VM_TIMEOUT=${RRXE_VM_TIMEOUT:-3600} \
-	bash "$RRXE_TOP/scripts/vm-run.sh" tools/testing/bench-guest.sh "$ko" "$iters" "$lat_iters" |
+	bash "$RRXE_TOP/scripts/vm-run.sh" tools/testing/bench-guest.sh "$ko" "$iters" "$lat_iters" \
+	"${BENCH_TIMEOUT:-300}" |
 	tee "$out"
 vm_rc=${PIPESTATUS[0]}
 

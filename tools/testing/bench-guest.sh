@@ -7,17 +7,18 @@
 # cannot both own UDP port 4791 in one namespace, and interleaving the rows
 # spreads any drift of the host's load over both drivers.
 #
-# usage: bench-guest.sh KO ITERS LAT_ITERS [ROW...]
+# usage: bench-guest.sh KO ITERS LAT_ITERS TIMEOUT
 # Prints `BENCH|row|driver|value|unit` per measurement (value `fail` when
-# the run failed or its output could not be parsed) for the host to tabulate.
+# the run failed or its output could not be parsed) for the host to
+# tabulate. TIMEOUT bounds each perftest run; a driver whose first row
+# fails is not run again (its other rows are `fail` too).
 . "$RRXE_TOP/tools/testing/lib.sh"
 . "$RRXE_TOP/tools/testing/traffic.sh"
 
 RRXE_KO=${1:-$RRXE_KO}
 iters=${2:-5000}
 lat_iters=${3:-2000}
-shift 3 2>/dev/null
-timeout=${BENCH_TIMEOUT:-300}
+timeout=${4:-300}
 
 # row | unit | perftest command (sizes, QPs; -n is added)
 rows=(
@@ -65,6 +66,8 @@ value() {
 	grep -E "$PERF_ROW" "$1" | head -1 | awk -v c=$col '$c ~ /^[0-9.]+$/ { print $c; ok = 1 } END { exit !ok }'
 }
 
+declare -A broken
+first=${rows[0]%%|*}
 for r in "${rows[@]}"; do
 	name=${r%%|*}
 	rest=${r#*|}
@@ -74,13 +77,16 @@ for r in "${rows[@]}"; do
 	[ "$unit" = usec ] && n=$lat_iters
 	for d in rxe rrxe; do
 		v=fail
-		if [ -n "${pair_state[$d]:-}" ]; then
+		if [ -n "${broken[$d]:-}" ]; then
+			echo "# $d: $name not run (${broken[$d]})"
+		elif [ -n "${pair_state[$d]:-}" ]; then
 			use_pair $d
 			tag=$(echo "$d-$name" | tr ' ' _)
 			if run_traffic "$tag" "$timeout" "$PERF_ROW" "${cmd[@]}" -n "$n" >"$TRAFFIC_TMP/$tag.why"; then
 				v=$(value "$TRAFFIC_TMP/$tag.client" "$unit") || v=fail
 			fi
 			[ "$v" = fail ] && head -20 "$TRAFFIC_TMP/$tag.why"
+			[ "$v" = fail ] && [ "$name" = "$first" ] && broken[$d]="its first row failed"
 		fi
 		echo "BENCH|$name|$d|$v|$unit"
 	done
