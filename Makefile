@@ -10,6 +10,7 @@
 #   make vm-run SCRIPT=path [ARGS=...]
 #   make clippy     build with CLIPPY=1
 #   make fmt        rustfmt the Rust sources
+#   make bench      rdma_rxe vs rrxe perftest table (bench kernel) [ARGS="ITERS LAT_ITERS"]
 #   make KDIR=/path/to/rust-enabled/kernel/build   build against your kernel
 
 S := scripts
@@ -51,7 +52,7 @@ fmt-check:
 	@bash $(S)/fmt.sh --check
 
 bench:
-	@echo "make bench: needs the data path (issue 4); nothing to measure yet."
+	@bash $(S)/bench.sh $(ARGS)
 
 clean:
 	@if [ -n "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; \

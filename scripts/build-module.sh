@@ -10,7 +10,13 @@ set -euo pipefail
 if [ -n "${KDIR:-}" ]; then
 	[ -f "$KDIR/Module.symvers" ] || die "KDIR=$KDIR is not a built kernel tree (no Module.symvers)"
 	grep -q '^CONFIG_RUST=y' "$KDIR/.config" || die "KDIR=$KDIR has no CONFIG_RUST=y"
-	exec make -C "$KDIR" M="$RRXE_TOP" "$@" modules
+	make -C "$KDIR" M="$RRXE_TOP" "$@" modules
+	# The VM tests' transfer tool, if this machine has libibverbs-dev.
+	make -s -C "$RRXE_TOP/tools/testing/xfer" || note "rrxe_xfer not built (needs libibverbs-dev)"
+	exit 0
 fi
 kdir=$(bash "$RRXE_TOP/scripts/build-kernel.sh" "${RRXE_FLAVOUR:-test}")
 inroot make -C "$kdir" M="$RRXE_TOP" LLVM=1 "$@" modules
+# The VM tests' transfer tool (tools/testing/vm/12-lossy.sh), a userspace
+# program: built with the root's gcc and libibverbs, like the guest's.
+inroot make -s -C "$RRXE_TOP/tools/testing/xfer"

@@ -20,8 +20,9 @@ fi
 dmesg --clear
 
 # Userspace verbs need the RDMA core's user access modules; without udev
-# nobody loads them for us.
-modprobe -a ib_core ib_uverbs rdma_ucm || rc=1
+# nobody loads them for us. rrxe's UDP tunnel sockets need udp_tunnel and
+# ip6_udp_tunnel, which insmod does not load.
+modprobe -a ib_core ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel || rc=1
 
 bash "$script" "${@:2}" || rc=1
 

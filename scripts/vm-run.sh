@@ -13,13 +13,16 @@
 # the guest does not finish within $RRXE_VM_TIMEOUT seconds (default 1200).
 #
 # Environment: RRXE_KVM=1 uses KVM (nested KVM hangs on some hosts),
-# RRXE_VM_CPUS (2), RRXE_VM_MEM (3G), RRXE_FLAVOUR (test|bench).
+# RRXE_VM_CPUS (2), RRXE_VM_MEM (3G), RRXE_FLAVOUR (test|bench), RRXE_KO
+# (the module to test; default the worktree's build).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 flavour=${RRXE_FLAVOUR:-test}
 kdir=$(bash "$RRXE_TOP/scripts/build-kernel.sh" "$flavour") || exit 1
-ko="$RRXE_TOP/drivers/infiniband/sw/rrxe/rrxe.ko"
+# RRXE_KO: another build of the module (scripts/bench.sh builds one per
+# kernel flavour).
+ko=${RRXE_KO:-"$RRXE_TOP/drivers/infiniband/sw/rrxe/rrxe.ko"}
 [ -f "$ko" ] || die "$ko is not built: run make first"
 
 # Install the kernel's modules once, next to the tree, for modprobe.

@@ -53,7 +53,12 @@ devinfo_field() {
 	ibv_devinfo -v -d "$1" | awk -v f="$2" '$1 == f":" { $1 = ""; sub(/^ /, ""); print; exit }'
 }
 
-load_rrxe() { insmod "$RRXE_KO"; }
+# rrxe's UDP tunnel sockets need udp_tunnel and ip6_udp_tunnel (modules in
+# the test kernel); insmod does not load dependencies, modprobe does.
+load_rrxe() {
+	modprobe -a udp_tunnel ip6_udp_tunnel 2>/dev/null
+	insmod "$RRXE_KO"
+}
 unload_rrxe() { rmmod rrxe; }
 
 # A veth pair a0 <-> b0 in the initial namespace, both up, with addresses.
@@ -75,16 +80,18 @@ gone() {
 	return 1
 }
 
-# Two hosts: network namespaces h1 and h2 joined by a veth pair (veth1 in
-# h1 at 198.18.1.1, veth2 in h2 at 198.18.1.2), both up.
+# two_hosts [NS1 NS2 NET]: two hosts, network namespaces NS1 and NS2
+# (default h1 and h2) joined by a veth pair: veth1 in NS1 at 198.18.NET.1,
+# veth2 in NS2 at 198.18.NET.2 (NET default 1), both up.
 two_hosts() {
-	ip netns add h1
-	ip netns add h2
-	ip link add veth1 netns h1 type veth peer name veth2 netns h2
-	ip -n h1 addr add 198.18.1.1/24 dev veth1
-	ip -n h2 addr add 198.18.1.2/24 dev veth2
-	ip -n h1 link set veth1 up
-	ip -n h2 link set veth2 up
+	local n1=${1:-h1} n2=${2:-h2} net=${3:-1}
+	ip netns add "$n1"
+	ip netns add "$n2"
+	ip link add veth1 netns "$n1" type veth peer name veth2 netns "$n2"
+	ip -n "$n1" addr add "198.18.$net.1/24" dev veth1
+	ip -n "$n2" addr add "198.18.$net.2/24" dev veth2
+	ip -n "$n1" link set veth1 up
+	ip -n "$n2" link set veth2 up
 }
 
 finish() {
@@ -104,14 +111,32 @@ port_active() {
 # setup CMD...: runs a setup step, its output as comments.
 setup() { "$@" 2>&1 | sed 's/^/# setup: /'; return "${PIPESTATUS[0]}"; }
 
-# rxe_and_rrxe REF DUT: a veth pair with an rdma_rxe device REF on a0 and
-# an rrxe device DUT on b0. Problems are reported as comments.
+# rxe_and_rrxe REF DUT: an rdma_rxe device REF and an rrxe device DUT, each
+# in its own network namespace: rdma_rxe and rrxe cannot both own UDP port
+# 4791 in one namespace. REF is on a0 in namespace "ref" (198.18.0.1), DUT
+# on b0 in namespace "dut" (198.18.0.2), a0 and b0 a veth pair. RDMA
+# devices are visible from every namespace; traffic must run in the
+# namespace of its device's netdev. Problems are reported as comments.
+REF_NS=ref
+DUT_NS=dut
 rxe_and_rrxe() {
-	veth_pair
+	ns_veth_pair
 	setup modprobe rdma_rxe || echo "# setup: modprobe rdma_rxe failed"
 	setup load_rrxe || echo "# setup: insmod rrxe failed"
-	setup rdma link add "$1" type rxe netdev a0 || echo "# setup: no $1"
-	setup rdma link add "$2" type rrxe netdev b0 || echo "# setup: no $2"
+	setup ip netns exec $REF_NS rdma link add "$1" type rxe netdev a0 || echo "# setup: no $1"
+	setup ip netns exec $DUT_NS rdma link add "$2" type rrxe netdev b0 || echo "# setup: no $2"
+}
+
+# ns_veth_pair: namespaces ref and dut joined by a veth pair, a0 in ref at
+# 198.18.0.1, b0 in dut at 198.18.0.2, both up.
+ns_veth_pair() {
+	ip netns add $REF_NS
+	ip netns add $DUT_NS
+	ip link add a0 netns $REF_NS type veth peer name b0 netns $DUT_NS
+	ip -n $REF_NS addr add 198.18.0.1/24 dev a0
+	ip -n $DUT_NS addr add 198.18.0.2/24 dev b0
+	ip -n $REF_NS link set a0 up
+	ip -n $DUT_NS link set b0 up
 }
 
 # rxe_and_rrxe_teardown REF DUT: undoes rxe_and_rrxe; problems are comments.
@@ -120,5 +145,113 @@ rxe_and_rrxe_teardown() {
 	rdma link delete "$1" 2>/dev/null
 	rmmod rrxe 2>&1 | sed 's/^/# teardown: /'
 	rmmod rdma_rxe 2>&1 | sed 's/^/# teardown: /'
-	ip link del a0
+	ip netns del $REF_NS
+	ip netns del $DUT_NS
+}
+
+# roce_v2_ipv4_gid DEV: the index of port 1's RoCEv2 GID holding an IPv4
+# address (::ffff:a.b.c.d), waiting up to 5 s for the GID table to fill.
+roce_v2_ipv4_gid() {
+	local dir=/sys/class/infiniband/$1/ports/1 f n
+	for _ in $(seq 50); do
+		for f in "$dir"/gids/*; do
+			n=${f##*/}
+			case $(cat "$f" 2>/dev/null) in
+			0000:0000:0000:0000:0000:ffff:*) ;;
+			*) continue ;;
+			esac
+			if [ "$(cat "$dir/gid_attrs/types/$n" 2>/dev/null)" = "RoCE v2" ]; then
+				echo "$n"
+				return 0
+			fi
+		done
+		sleep 0.1
+	done
+	return 1
+}
+
+# tcp_listening NS PORT: something listens on TCP PORT in namespace NS
+# (/proc/net/tcp* show the reader's namespace; state 0A is LISTEN).
+tcp_listening() {
+	ip netns exec "$1" awk -v p="$(printf ':%04X' "$2")" \
+		'substr($2, length($2) - 4) == p && $4 == "0A" { f = 1 } END { exit !f }' \
+		/proc/net/tcp /proc/net/tcp6
+}
+
+# cm_listening NS PORT: an rdma_cm ID listens on PORT in namespace NS.
+cm_listening() {
+	ip netns exec "$1" rdma res show cm_id 2>/dev/null | grep -Eq "state LISTEN.*:$2( |$)"
+}
+
+# wait_for SECONDS CMD...: polls CMD every 0.2 s until it succeeds; fails
+# after SECONDS.
+wait_for() {
+	local tries=$(($1 * 5))
+	shift
+	for _ in $(seq "$tries"); do
+		"$@" && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# rdma_dev_add NS NETDEV TYPE NAME: an RDMA device of TYPE (rxe or rrxe)
+# named NAME on NETDEV in namespace NS, loading the driver first if needed.
+rdma_dev_add() {
+	case $3 in
+	rxe) [ -d /sys/module/rdma_rxe ] || modprobe rdma_rxe ;;
+	rrxe) [ -d /sys/module/rrxe ] || load_rrxe ;;
+	*) echo "unknown RDMA device type $3" >&2; return 1 ;;
+	esac
+	ip netns exec "$1" rdma link add "$4" type "$3" netdev "$2"
+}
+
+# pair_up A B [NS1 NS2 NET]: two_hosts NS1 NS2 NET with an RDMA device of
+# type A (rxe or rrxe) on veth1 in NS1 and one of type B on veth2 in NS2,
+# their ports ACTIVE. Sets PAIR_NS1/PAIR_NS2 and PAIR_IP1/PAIR_IP2 (the
+# namespaces and addresses), DEV1/DEV2 (the devices, named after the type
+# and the host: rxe1, rrxe2, ...) and GID1/GID2 (their RoCEv2 IPv4 GID
+# indexes). Fails (after saying why, as comments) if any step fails.
+pair_up() {
+	PAIR_NS1=${3:-h1} PAIR_NS2=${4:-h2}
+	PAIR_IP1=198.18.${5:-1}.1 PAIR_IP2=198.18.${5:-1}.2
+	DEV1=${1}1 DEV2=${2}2 GID1= GID2=
+	two_hosts "$PAIR_NS1" "$PAIR_NS2" "${5:-1}"
+	setup rdma_dev_add "$PAIR_NS1" veth1 "$1" "$DEV1" || return 1
+	setup rdma_dev_add "$PAIR_NS2" veth2 "$2" "$DEV2" || return 1
+	port_active "$DEV1" || { echo "# setup: $DEV1 is not ACTIVE"; return 1; }
+	port_active "$DEV2" || { echo "# setup: $DEV2 is not ACTIVE"; return 1; }
+	GID1=$(roce_v2_ipv4_gid "$DEV1") || { echo "# setup: $DEV1 has no RoCEv2 IPv4 GID"; return 1; }
+	GID2=$(roce_v2_ipv4_gid "$DEV2") || { echo "# setup: $DEV2 has no RoCEv2 IPv4 GID"; return 1; }
+}
+
+# pair_down: undoes pair_up (the drivers stay loaded).
+pair_down() {
+	[ -n "${DEV1:-}" ] && rdma link delete "$DEV1" 2>/dev/null
+	[ -n "${DEV2:-}" ] && rdma link delete "$DEV2" 2>/dev/null
+	ip netns del "${PAIR_NS1:-h1}" 2>/dev/null
+	ip netns del "${PAIR_NS2:-h2}" 2>/dev/null
+	gone "${DEV1:-none}" 100 || echo "# teardown: $DEV1 still exists"
+	gone "${DEV2:-none}" 100 || echo "# teardown: $DEV2 still exists"
+	DEV1= DEV2=
+}
+
+# unload_drivers: removes rrxe and rdma_rxe if loaded; problems are comments.
+unload_drivers() {
+	if [ -d /sys/module/rrxe ]; then rmmod rrxe 2>&1 | sed 's/^/# teardown: /'; fi
+	if [ -d /sys/module/rdma_rxe ]; then rmmod rdma_rxe 2>&1 | sed 's/^/# teardown: /'; fi
+}
+
+# xfer_bin: the path of rrxe_xfer (tools/testing/xfer), built on the host
+# by `make`; when that binary is missing or older than its source, it is
+# compiled into /tmp here (the guest has the toolchain root's gcc).
+xfer_bin() {
+	local src=$RRXE_TOP/tools/testing/xfer/rrxe_xfer.c bin=$RRXE_TOP/tools/testing/xfer/rrxe_xfer
+	if [ -x "$bin" ] && [ "$bin" -nt "$src" ]; then
+		echo "$bin"
+		return 0
+	fi
+	echo "# rrxe_xfer is not built (make builds it): compiling it in the guest" >&2
+	gcc -O2 -std=gnu11 -Wall -o /tmp/rrxe_xfer "$src" -libverbs >&2 || return 1
+	echo /tmp/rrxe_xfer
 }

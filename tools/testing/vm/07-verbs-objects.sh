@@ -15,7 +15,10 @@ dut=rrxe0
 tmp=$(mktemp -d)
 
 # Setup problems are notes, not assertions: they show up in the results.
+# Each device is in its own namespace (rdma_rxe and rrxe cannot share UDP
+# port 4791 in one); each helper runs in its device's namespace.
 rxe_and_rrxe $ref $dut
+declare -A ns=([$ref]=$REF_NS [$dut]=$DUT_NS)
 for dev in $ref $dut; do
 	port_active $dev || echo "# setup: $dev port 1 is not ACTIVE"
 done
@@ -26,7 +29,7 @@ echo "# setup took ${SECONDS}s"
 # takes long under TCG, and the VM has two CPUs. The helpers' TAP lines
 # become comments so that only the comparisons below count.
 for dev in $ref $dut; do
-	timeout -k 5 170 python3 "$helper" --timeout 30 --summary "$tmp/$dev.sum" $dev \
+	timeout -k 5 170 ip netns exec "${ns[$dev]}" python3 "$helper" --timeout 30 --summary "$tmp/$dev.sum" $dev \
 		>"$tmp/$dev.out" 2>&1 &
 done
 wait

@@ -18,29 +18,11 @@ ref=rxe0
 dut=rrxe0
 tmp=$(mktemp -d)
 
-# The index of port 1's RoCEv2 GID holding an IPv4 address (::ffff:a.b.c.d),
-# waiting up to 5 s for the GID table to fill.
-roce_v2_ipv4_gid() {
-	local dir=/sys/class/infiniband/$1/ports/1 f n
-	for _ in $(seq 50); do
-		for f in "$dir"/gids/*; do
-			n=${f##*/}
-			case $(cat "$f" 2>/dev/null) in
-			0000:0000:0000:0000:0000:ffff:*) ;;
-			*) continue ;;
-			esac
-			if [ "$(cat "$dir/gid_attrs/types/$n" 2>/dev/null)" = "RoCE v2" ]; then
-				echo "$n"
-				return 0
-			fi
-		done
-		sleep 0.1
-	done
-	return 1
-}
-
 # Setup problems are notes, not assertions: they show up in the results.
+# Each device is in its own namespace (rdma_rxe and rrxe cannot share UDP
+# port 4791 in one); each runner runs in its device's namespace.
 rxe_and_rrxe $ref $dut
+declare -A ns=([$ref]=$REF_NS [$dut]=$DUT_NS)
 declare -A gid
 for dev in $ref $dut; do
 	port_active $dev || echo "# setup: $dev port 1 is not ACTIVE"
@@ -61,7 +43,7 @@ declare -A extra=([$ref]="" [$dut]="--no-traffic")
 for dev in $ref $dut; do
 	[ -n "${gid[$dev]:-}" ] || continue
 	# shellcheck disable=SC2086 # extra and modules are word lists
-	timeout -k 10 840 python3 "$runner" --dev $dev --gid "${gid[$dev]}" \
+	timeout -k 10 840 ip netns exec "${ns[$dev]}" python3 "$runner" --dev $dev --gid "${gid[$dev]}" \
 		--out "$tmp/$dev.res" ${extra[$dev]} $modules >"$tmp/$dev.log" 2>&1 &
 done
 wait

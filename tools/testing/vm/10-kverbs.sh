@@ -47,9 +47,9 @@ for c in link_downed port_xmit_data port_rcv_packets; do
 	check "PMA counter $c readable" cat "/sys/class/infiniband/rrxe0/ports/1/counters/$c"
 done
 before=$(cat /sys/class/infiniband/rrxe0/ports/1/hw_counters/link_downed)
-ip link set b0 down
+ip -n $DUT_NS link set b0 down
 sleep 0.5
-ip link set b0 up
+ip -n $DUT_NS link set b0 up
 sleep 0.5
 after=$(cat /sys/class/infiniband/rrxe0/ports/1/hw_counters/link_downed)
 pma=$(cat /sys/class/infiniband/rrxe0/ports/1/counters/link_downed)
@@ -60,5 +60,6 @@ rdma link delete rrxe0
 rdma link delete rxe0
 check "rmmod rrxe" unload_rrxe
 rmmod rdma_rxe
-ip link del a0
+ip netns del $REF_NS
+ip netns del $DUT_NS
 finish

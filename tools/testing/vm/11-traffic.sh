@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Data-path traffic with unmodified tools between two hosts: network
+# namespaces h1 and h2 joined by a veth pair, an RDMA device on each side.
+# libibverbs' pingpongs (RC, UC, UD, SRQ; buffers checked with -c),
+# perftest (send/write/read/atomic bandwidth and latency over RC, UC and
+# UD; over rdma_cm with -R) and rdma_cm's rping (-V checks the data) and
+# ucmatose. Every command has its own timeout; servers run in h2 and are
+# waited for (listening socket or rdma_cm ID) before the client starts in h1.
+#
+# usage: 11-traffic.sh [PAIR...] [CASE...]
+#   PAIR  CLIENT-SERVER device types: rrxe-rrxe, rrxe-rxe (rrxe requests,
+#         rdma_rxe responds), rxe-rrxe, or rxe-rxe (rdma_rxe on both sides:
+#         validates the harness). Default: $RRXE_PAIRS, else the first three.
+#   CASE  case names (see `cases` below; default $RRXE_CASES, else all).
+# e.g. make vm-run SCRIPT=tools/testing/vm/11-traffic.sh ARGS="rxe-rxe rc_pingpong rping"
+#
+# In a pairing whose rc_pingpong fails, the other cases are reported as
+# failed without running (they would only wait for their timeouts), and no
+# case starts after $RRXE_BUDGET seconds (default 1000) so that the VM's
+# own time limit is not hit.
+. "$RRXE_TOP/tools/testing/lib.sh"
+. "$RRXE_TOP/tools/testing/traffic.sh"
+
+budget=${RRXE_BUDGET:-1000}
+T=${RRXE_CASE_TIMEOUT:-90}
+perf_row=$PERF_ROW
+
+# name | what the client's output must show | tool and arguments (both
+# sides; after `--`: the client's only)
+cases=(
+	"rc_pingpong|[0-9]+ iters in|ibv_rc_pingpong -n 5 -e -c"
+	"uc_pingpong|[0-9]+ iters in|ibv_uc_pingpong -n 5 -e -c"
+	"ud_pingpong|[0-9]+ iters in|ibv_ud_pingpong -n 5 -e -c -s 512"
+	"srq_pingpong|[0-9]+ iters in|ibv_srq_pingpong -n 5 -e -c -q 4"
+	"send_bw|$perf_row|ib_send_bw -n 5"
+	"send_bw_uc|$perf_row|ib_send_bw -n 5 -c UC"
+	"send_bw_ud|$perf_row|ib_send_bw -n 5 -c UD -s 512"
+	"write_bw|$perf_row|ib_write_bw -n 5"
+	"write_bw_uc|$perf_row|ib_write_bw -n 5 -c UC"
+	"write_bw_imm|$perf_row|ib_write_bw -n 5 --write_with_imm"
+	"read_bw|$perf_row|ib_read_bw -n 5"
+	"atomic_bw|$perf_row|ib_atomic_bw -n 5"
+	"atomic_bw_cas|$perf_row|ib_atomic_bw -n 5 -A CMP_AND_SWAP"
+	"send_lat|$perf_row|ib_send_lat -n 10"
+	"write_lat|$perf_row|ib_write_lat -n 10"
+	"read_lat|$perf_row|ib_read_lat -n 10"
+	"atomic_lat|$perf_row|ib_atomic_lat -n 10"
+	"send_bw_cm|$perf_row|ib_send_bw -n 5 -R"
+	"write_lat_cm|$perf_row|ib_write_lat -n 10 -R"
+	"rping|ping data: rdma-ping-4|rping -v -V -C 5"
+	"ucmatose|return status 0|ucmatose -C 10"
+)
+
+pairs=()
+want=()
+for a in "$@"; do
+	case $a in
+	rxe-rxe | rxe-rrxe | rrxe-rxe | rrxe-rrxe) pairs+=("$a") ;;
+	*-*) echo "# unknown pairing $a (rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe)"; exit 2 ;;
+	*) want+=("$a") ;;
+	esac
+done
+[ ${#pairs[@]} = 0 ] && read -ra pairs <<<"${RRXE_PAIRS:-rrxe-rrxe rrxe-rxe rxe-rrxe}"
+[ ${#want[@]} = 0 ] && read -ra want <<<"${RRXE_CASES:-}"
+selected=()
+for c in "${cases[@]}"; do
+	name=${c%%|*}
+	if [ ${#want[@]} = 0 ] || [[ " ${want[*]} " == *" $name "* ]]; then selected+=("$c"); fi
+done
+[ ${#selected[@]} = 0 ] && { echo "# no case matches: ${want[*]}"; exit 2; }
+echo "# pairings (client-server): ${pairs[*]}; ${#selected[@]} cases, ${T}s each at most"
+
+for pair in "${pairs[@]}"; do
+	client=${pair%-*}
+	server=${pair#*-}
+	echo "# --- $pair: client $client in h1, server $server in h2"
+	passed=0
+	failed=0
+	skip=
+	if ! pair_up "$client" "$server"; then
+		not_ok "$pair: setup (two hosts, ${client}1 and ${server}2)"
+		skip="setup failed"
+	else
+		echo "# $DEV1 GID $GID1 $(cat /sys/class/infiniband/$DEV1/ports/1/gids/$GID1)," \
+			"$DEV2 GID $GID2 $(cat /sys/class/infiniband/$DEV2/ports/1/gids/$GID2)"
+	fi
+	for c in "${selected[@]}"; do
+		name=${c%%|*}
+		rest=${c#*|}
+		expect=${rest%%|*}
+		read -ra cmd <<<"${rest#*|}"
+		if [ -z "$skip" ] && [ $SECONDS -ge "$budget" ]; then
+			skip="no time left (${budget}s budget)"
+		fi
+		if [ -n "$skip" ]; then
+			not_ok "$pair: $name (not run: $skip)"
+			failed=$((failed + 1))
+			continue
+		fi
+		if run_traffic "$pair-$name" "$T" "$expect" "${cmd[@]}"; then
+			ok "$pair: $name (${TRAFFIC_SECS}s)"
+			passed=$((passed + 1))
+		else
+			not_ok "$pair: $name"
+			failed=$((failed + 1))
+			[ "$name" = rc_pingpong ] && skip="rc_pingpong failed in this pairing"
+		fi
+	done
+	echo "# $pair: $passed passed, $failed failed"
+	pair_down
+done
+
+rm -rf "$TRAFFIC_TMP"
+unload_drivers
+echo "# 11-traffic took ${SECONDS}s"
+finish

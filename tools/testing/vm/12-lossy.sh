@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Reliable delivery over a bad wire: rrxe_xfer (tools/testing/xfer) moves
+# patterned data with RDMA WRITE, RDMA READ and SEND/RECV between two hosts
+# (namespaces h1 and h2 joined by a veth pair) and verifies every byte;
+# first over a clean wire, then with netem on both veth ends losing 5%,
+# duplicating 1%, reordering 25% and delaying 1 ms. RC must hide all of it:
+# retransmission after NAKs and timeouts, duplicate detection, in-order
+# completion. The requester's and responder's retry counters are shown.
+#
+# usage: 12-lossy.sh [PAIR...]   (PAIR as in 11-traffic.sh: CLIENT-SERVER,
+#   default $RRXE_PAIRS, else rrxe-rrxe rrxe-rxe rxe-rrxe; rxe-rxe
+#   validates the harness)
+# $RRXE_XFER_BYTES (default 4 MiB) is moved per operation on the clean wire,
+# $RRXE_LOSSY_BYTES (default 1 MiB) on the lossy one. A pairing that fails
+# on the clean wire skips the lossy run, and no run starts after
+# $RRXE_BUDGET seconds (default 900), to stay within the VM's time limit.
+. "$RRXE_TOP/tools/testing/lib.sh"
+. "$RRXE_TOP/tools/testing/traffic.sh"
+
+clean_bytes=${RRXE_XFER_BYTES:-$((4 << 20))}
+lossy_bytes=${RRXE_LOSSY_BYTES:-$((1 << 20))}
+budget=${RRXE_BUDGET:-900}
+netem='delay 1ms reorder 25% 50% loss 5% duplicate 1%'
+
+pairs=()
+for a in "$@"; do
+	case $a in
+	rxe-rxe | rxe-rrxe | rrxe-rxe | rrxe-rrxe) pairs+=("$a") ;;
+	*) echo "# unknown pairing $a (rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe)"; exit 2 ;;
+	esac
+done
+[ ${#pairs[@]} = 0 ] && read -ra pairs <<<"${RRXE_PAIRS:-rrxe-rrxe rrxe-rxe rxe-rrxe}"
+
+if ! xfer=$(xfer_bin); then
+	not_ok "rrxe_xfer builds"
+	finish
+fi
+
+# counters DEV: the rxe counters that show recovery, one line.
+counters() {
+	local d=/sys/class/infiniband/$1/ports/1/hw_counters c line=
+	for c in sent_pkts rcvd_pkts duplicate_request out_of_seq_request rcvd_seq_err \
+		completer_retry_err retry_exceeded_err rcvd_rnr_err send_rnr_err; do
+		[ -r "$d/$c" ] && line+=" $c=$(cat "$d/$c")"
+	done
+	echo "${line# }"
+}
+
+for pair in "${pairs[@]}"; do
+	echo "# --- $pair: client ${pair%-*} in h1, server ${pair#*-} in h2"
+	if [ $SECONDS -ge "$budget" ]; then
+		not_ok "$pair: not run (no time left, ${budget}s budget)"
+		continue
+	fi
+	if ! pair_up "${pair%-*}" "${pair#*-}"; then
+		not_ok "$pair: setup"
+		pair_down
+		continue
+	fi
+	if run_traffic "$pair-clean" 240 "xfer: OK bytes=$((3 * clean_bytes))" \
+		"$xfer" -t 220 -- -b "$clean_bytes" -s 1; then
+		ok "$pair: rrxe_xfer, clean wire, $clean_bytes bytes each of write/read/send (${TRAFFIC_SECS}s)"
+	else
+		not_ok "$pair: rrxe_xfer, clean wire"
+		not_ok "$pair: rrxe_xfer over a lossy wire (not run: the clean wire failed)"
+		pair_down
+		continue
+	fi
+	grep '^xfer: [a-z]* [0-9]* bytes' "$TRAFFIC_TMP/$pair-clean.client" | sed 's/^/# /'
+
+	check "$pair: netem on veth1 ($netem)" ip netns exec h1 tc qdisc add dev veth1 root netem $netem
+	check "$pair: netem on veth2" ip netns exec h2 tc qdisc add dev veth2 root netem $netem
+	echo "# before: $DEV1: $(counters $DEV1)"
+	echo "# before: $DEV2: $(counters $DEV2)"
+	if run_traffic "$pair-lossy" 560 "xfer: OK bytes=$((3 * lossy_bytes))" \
+		"$xfer" -t 540 -- -b "$lossy_bytes" -s 2 -T 14; then
+		ok "$pair: rrxe_xfer over loss, duplication and reordering, $lossy_bytes bytes each (${TRAFFIC_SECS}s)"
+	else
+		not_ok "$pair: rrxe_xfer over loss, duplication and reordering"
+	fi
+	grep '^xfer: [a-z]* [0-9]* bytes' "$TRAFFIC_TMP/$pair-lossy.client" | sed 's/^/# /'
+	echo "# after:  $DEV1: $(counters $DEV1)"
+	echo "# after:  $DEV2: $(counters $DEV2)"
+	dropped=0
+	for ns in h1:veth1 h2:veth2; do
+		stats=$(ip netns exec "${ns%:*}" tc -s qdisc show dev "${ns#*:}" | sed -n 's/^ *\(Sent.*\)/\1/p')
+		echo "# netem on ${ns#*:}: $stats"
+		d=$(echo "$stats" | sed -n 's/.*(dropped \([0-9]*\).*/\1/p')
+		dropped=$((dropped + ${d:-0}))
+	done
+	check "$pair: netem dropped packets ($dropped): the loss was real" test "$dropped" -gt 0
+	pair_down
+done
+
+rm -rf "$TRAFFIC_TMP"
+unload_drivers
+echo "# 12-lossy took ${SECONDS}s"
+finish
