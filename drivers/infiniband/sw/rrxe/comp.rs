@@ -14,8 +14,8 @@ use crate::{
     ib::consts::*,
     logic::{
         qp_state::QpState,
-        segment::{packet_count, packet_span, position, read_response_opcode},
         qp_state::QpType,
+        segment::{packet_count, packet_span, position, read_response_opcode},
         wqe,
     },
     mem,

@@ -9,8 +9,7 @@ use crate::{
     ib::{
         self, consts::*, Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice,
         Mr, MrKeys, Mw, Operations, Pd, PortAttr, PortEvent, PortImmutable, PortModify, PostError,
-        Qp, QpAttr, QpBinding, QpInitAttr, RecvWrs, SendWrs, Srq, SrqHandle, Udata,
-        WorkCompletion,
+        Qp, QpAttr, QpBinding, QpInitAttr, RecvWrs, SendWrs, Srq, SrqHandle, Udata, WorkCompletion,
     },
     irq_table::IrqTable,
     logic::{mad, qp_state::QpType},
@@ -405,7 +404,11 @@ impl Operations for RrxeDevice {
     }
 
     fn destroy_qp(qp: &Qp<Self>) -> Result {
-        let removed = qp.device::<Self>().shared.qps.remove(qp.inner.qpn() as usize);
+        let removed = qp
+            .device::<Self>()
+            .shared
+            .qps
+            .remove(qp.inner.qpn() as usize);
         drop(removed);
         // Softirqs that found the QP in the table are done with it once a
         // grace period has passed (receive runs under RCU); then no

@@ -538,10 +538,7 @@ impl QpInner {
     /// consumer's chain, written into the ring. The WQEs wait there for the
     /// requester (the data path). In ERR the queue is flushed right away,
     /// as rxe's send task does.
-    pub(crate) fn post_send(
-        self: &Arc<Self>,
-        wrs: Option<SendWrs<'_>>,
-    ) -> Result<(), PostError> {
+    pub(crate) fn post_send(self: &Arc<Self>, wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {
         let refuse = |err| PostError { posted: 0, err };
         let state = self.live_state().map_err(refuse)?;
         // IBA C10-97.2.1 as rxe applies it: sends need RTS or later.
@@ -799,7 +796,11 @@ impl QpInner {
     /// Finishes a pass: drops the lock, sends, reports, arms timers.
     fn after(
         self: &Arc<Self>,
-        mut st: kernel::sync::lock::Guard<'_, QpState_, kernel::sync::lock::spinlock::SpinLockIrqBackend>,
+        mut st: kernel::sync::lock::Guard<
+            '_,
+            QpState_,
+            kernel::sync::lock::spinlock::SpinLockIrqBackend,
+        >,
         ndev: &NetDev,
         out: &mut Outbox,
         notify: Notify,
@@ -825,11 +826,12 @@ impl QpInner {
         }
         if let (true, Some(t)) = (arm, timeout) {
             let _ = workqueue::system_unbound()
-                .enqueue_delayed::<Arc<QpInner>, 1>(self.clone(), t as _);
+                .enqueue_delayed::<Arc<QpInner>, 1>(self.clone(), t as usize);
         }
         if let Some(us) = rnr {
             let j = rt::usecs_to_jiffies(u64::from(us));
-            let _ = workqueue::system_unbound().enqueue_delayed::<Arc<QpInner>, 2>(self.clone(), j as _);
+            let _ = workqueue::system_unbound()
+                .enqueue_delayed::<Arc<QpInner>, 2>(self.clone(), j as usize);
         }
         if sqd {
             self.handle.event(Event::SqDrained);
@@ -840,7 +842,8 @@ impl QpInner {
     }
 
     /// A packet for this QP, from the receive path (softirq).
-    pub(crate) fn receive(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>, ndev: &NetDev) {
+    pub(crate) fn receive(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>) {
+        let ndev = meta.ndev;
         let mut out = Outbox::new();
         let mut notify = Notify::default();
         let mut st = self.state.lock();
@@ -865,7 +868,15 @@ impl QpInner {
                 return;
             }
             let mut rq = self.rq.lock();
-            resp::on_request(self, &mut st, (*rq).as_mut(), pkt, meta, ndev, &mut out, &mut notify);
+            resp::on_request(
+                self,
+                &mut st,
+                (*rq).as_mut(),
+                pkt,
+                meta,
+                &mut out,
+                &mut notify,
+            );
             if st.reads_pending {
                 drop(rq);
                 resp::send_read_responses(self, &mut st, ndev, &mut out);
@@ -892,7 +903,7 @@ impl QpInner {
                 st.req.timer_armed = true;
                 drop(st);
                 let _ = workqueue::system_unbound()
-                    .enqueue_delayed::<Arc<QpInner>, 1>(self.clone(), j.max(1) as _);
+                    .enqueue_delayed::<Arc<QpInner>, 1>(self.clone(), j.max(1) as usize);
                 self.kick();
                 return;
             }

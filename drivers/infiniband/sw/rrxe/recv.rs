@@ -63,6 +63,7 @@ pub(crate) fn receive(dev: &Shared, dg: &RxDatagram) {
     let meta = RxMeta {
         src: dg.src(),
         ip_header: dg.ip_header(),
+        ndev: dg.netdev(),
     };
-    qp.receive(&pkt, &meta, dg.netdev());
+    qp.receive(&pkt, &meta);
 }

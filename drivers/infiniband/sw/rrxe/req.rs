@@ -275,7 +275,6 @@ fn transport(ty: QpType) -> Transport {
     }
 }
 
-
 /// The completion opcode and flight kind of a WQE.
 fn classify(op: &SendOp) -> (u32, FlightOp, Option<ReqKind>) {
     match *op {
@@ -448,7 +447,8 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
 
 /// The `wr_id` at the start of any send WQE.
 fn wqe_wr_id(slot: &[u8]) -> u64 {
-    slot.first_chunk::<8>().map_or(0, |b| u64::from_ne_bytes(*b))
+    slot.first_chunk::<8>()
+        .map_or(0, |b| u64::from_ne_bytes(*b))
 }
 
 /// Builds the next packet of the cursor's flight; `false` if nothing was
@@ -478,8 +478,7 @@ fn send_one(
     }
     // The slot copy is lent out while the WQE it holds is in use.
     let slot = core::mem::take(&mut st.req.slot);
-    let built = match wqe::decode_send(&slot, qp.ty, qp.cap.max_send_sge, qp.cap.max_inline_data)
-    {
+    let built = match wqe::decode_send(&slot, qp.ty, qp.cap.max_send_sge, qp.cap.max_inline_data) {
         Ok(w) => build_request(qp, st, &w, &f, ndev),
         Err(_) => Err(IB_WC_LOC_QP_OP_ERR),
     };
@@ -538,9 +537,7 @@ fn route(qp: &QpInner, st: &QpState_, w: &SendWqe<'_>) -> Option<(Path, u16, u32
             };
             Some((ah.path()?, st.sport, ud.remote_qpn, qkey))
         }
-        (QpType::Rc | QpType::Uc, _) => {
-            Some((st.path?, st.sport, st.attr.get().dest_qp_num, 0))
-        }
+        (QpType::Rc | QpType::Uc, _) => Some((st.path?, st.sport, st.attr.get().dest_qp_num, 0)),
         _ => None,
     }
 }
@@ -645,15 +642,17 @@ fn build_request(
     }
     let mrs = &qp.dev.mrs;
     let pd = qp.pd;
-    let pkt = xmit::build(ndev, &path, sport, hdrs, len as usize, |dst| match &w.payload {
-        Payload::Inline(data) => {
-            let data = data
-                .get(offset as usize..offset as usize + dst.len())
-                .ok_or(MemError::Length)?;
-            dst.copy_from_slice(data);
-            Ok(())
+    let pkt = xmit::build(ndev, &path, sport, hdrs, len as usize, |dst| {
+        match &w.payload {
+            Payload::Inline(data) => {
+                let data = data
+                    .get(offset as usize..offset as usize + dst.len())
+                    .ok_or(MemError::Length)?;
+                dst.copy_from_slice(data);
+                Ok(())
+            }
+            Payload::Sges(sges) => mem::gather(mrs, pd, sges, offset, dst),
         }
-        Payload::Sges(sges) => mem::gather(mrs, pd, sges, offset, dst),
     });
     match pkt {
         Ok(p) => Ok(Some(p)),

@@ -14,6 +14,7 @@ use crate::{
     counters::Counter,
     cq::Completion,
     ib::consts::*,
+    ib::AtomicOp,
     logic::{
         mr::{REMOTE_ATOMIC, REMOTE_READ, REMOTE_WRITE},
         qp_state::QpType,
@@ -21,7 +22,6 @@ use crate::{
         wqe,
     },
     mem::{self, MemError},
-    ib::AtomicOp,
     net::{IpAddr, NetDev},
     proto::{
         headers::{Aeth, AtomicAckEth, Bth, NakCode, Syndrome},
@@ -41,6 +41,8 @@ pub(crate) struct RxMeta<'a> {
     pub(crate) src: IpAddr,
     /// The whole IP header (for the GRH of UD receives).
     pub(crate) ip_header: &'a [u8],
+    /// The netdev it arrived on (answers leave through it).
+    pub(crate) ndev: &'a NetDev,
 }
 
 /// The message being received.
@@ -113,7 +115,11 @@ impl RespState {
             have_recv: false,
             recv_from_srq: false,
             recv_offset: 0,
-            res: KVec::from_elem(Resource::Free, crate::params::MAX_RD_ATOMIC as usize, GFP_KERNEL)?,
+            res: KVec::from_elem(
+                Resource::Free,
+                crate::params::MAX_RD_ATOMIC as usize,
+                GFP_KERNEL,
+            )?,
             res_next: 0,
             deferred: None,
         })
@@ -161,12 +167,11 @@ pub(crate) fn on_request(
     rq: Option<&mut SharedQueue>,
     pkt: &Packet<'_>,
     meta: &RxMeta<'_>,
-    ndev: &NetDev,
     out: &mut Outbox,
     notify: &mut Notify,
 ) {
     match qp.ty {
-        QpType::Rc => on_rc(qp, st, rq, pkt, ndev, out, notify),
+        QpType::Rc => on_rc(qp, st, rq, pkt, meta.ndev, out, notify),
         QpType::Uc => on_uc(qp, st, rq, pkt, notify),
         _ => on_ud(qp, st, rq, pkt, meta, notify),
     }
@@ -187,7 +192,14 @@ fn on_rc(
         qp.dev.counters.add(Counter::OutOfSeqRequest, 1);
         if !st.resp.nak_sent {
             st.resp.nak_sent = true;
-            send_ack(qp, st, ndev, out, expected, Syndrome::Nak(NakCode::PsnSequenceError));
+            send_ack(
+                qp,
+                st,
+                ndev,
+                out,
+                expected,
+                Syndrome::Nak(NakCode::PsnSequenceError),
+            );
         }
         return;
     }
@@ -278,7 +290,9 @@ fn execute(
 /// The opcode must continue the message in progress (or start one).
 fn check_sequence(cur: InProgress, info: &OpcodeInfo) -> Result<(), NakCode> {
     let ok = match cur {
-        InProgress::None | InProgress::Drop => info.is_first() || !(info.is_send() || info.is_write()),
+        InProgress::None | InProgress::Drop => {
+            info.is_first() || !(info.is_send() || info.is_write())
+        }
         InProgress::Send => info.is_send() && !info.is_first(),
         InProgress::Write { .. } => info.is_write() && !info.is_first(),
     };
@@ -696,7 +710,10 @@ pub(crate) fn send_read_responses(
             let pos = position(next, npkts);
             let psn = first_psn.add(next);
             let mut hdrs = Headers::new(response_bth(st, read_response_opcode(pos), psn));
-            if hdrs.check().is_ok_and(|info| info.has(crate::proto::opcode::ExtHeader::Aeth)) {
+            if hdrs
+                .check()
+                .is_ok_and(|info| info.has(crate::proto::opcode::ExtHeader::Aeth))
+            {
                 hdrs.aeth = Some(Aeth::ack(st.resp.msn));
             }
             let mrs = &qp.dev.mrs;

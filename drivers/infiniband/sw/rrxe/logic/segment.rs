@@ -90,12 +90,48 @@ const fn request_low_bits(kind: ReqKind, pos: Position) -> Option<u8> {
     Some(match (kind, pos) {
         (ReqKind::Send { .. }, First) => 0x00,
         (ReqKind::Send { .. }, Middle) => 0x01,
-        (ReqKind::Send { imm: false, inv: false }, Last) => 0x02,
-        (ReqKind::Send { imm: true, inv: false }, Last) => 0x03,
-        (ReqKind::Send { imm: false, inv: true }, Last) => 0x16,
-        (ReqKind::Send { imm: false, inv: false }, Only) => 0x04,
-        (ReqKind::Send { imm: true, inv: false }, Only) => 0x05,
-        (ReqKind::Send { imm: false, inv: true }, Only) => 0x17,
+        (
+            ReqKind::Send {
+                imm: false,
+                inv: false,
+            },
+            Last,
+        ) => 0x02,
+        (
+            ReqKind::Send {
+                imm: true,
+                inv: false,
+            },
+            Last,
+        ) => 0x03,
+        (
+            ReqKind::Send {
+                imm: false,
+                inv: true,
+            },
+            Last,
+        ) => 0x16,
+        (
+            ReqKind::Send {
+                imm: false,
+                inv: false,
+            },
+            Only,
+        ) => 0x04,
+        (
+            ReqKind::Send {
+                imm: true,
+                inv: false,
+            },
+            Only,
+        ) => 0x05,
+        (
+            ReqKind::Send {
+                imm: false,
+                inv: true,
+            },
+            Only,
+        ) => 0x17,
         (ReqKind::Write { .. }, First) => 0x06,
         (ReqKind::Write { .. }, Middle) => 0x07,
         (ReqKind::Write { imm: false }, Last) => 0x08,
@@ -116,8 +152,20 @@ pub(crate) fn request_opcode(transport: Transport, kind: ReqKind, pos: Position)
     let low = request_low_bits(kind, pos)?;
     let low = match transport {
         Transport::Ud => match (kind, pos) {
-            (ReqKind::Send { imm: false, inv: false }, Position::Only) => 0x04,
-            (ReqKind::Send { imm: true, inv: false }, Position::Only) => 0x05,
+            (
+                ReqKind::Send {
+                    imm: false,
+                    inv: false,
+                },
+                Position::Only,
+            ) => 0x04,
+            (
+                ReqKind::Send {
+                    imm: true,
+                    inv: false,
+                },
+                Position::Only,
+            ) => 0x05,
             _ => return None,
         },
         _ => low,
