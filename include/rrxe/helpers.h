@@ -145,6 +145,8 @@ int rrxe_ip_local_out(struct sk_buff *skb, bool ipv6);
 
 int rrxe_netdev_ifindex(const struct net_device *ndev);
 bool rrxe_netdev_is_loopback(const struct net_device *ndev);
+/* Whether @addr (IPv6, or IPv4-mapped) is one of @ndev's addresses. */
+bool rrxe_netdev_has_addr(struct net_device *ndev, const u8 addr[16]);
 struct net *rrxe_init_net(void);
 /* The namespace's loopback device, which lives as long as it does. */
 struct net_device *rrxe_net_loopback_dev(const struct net *net);

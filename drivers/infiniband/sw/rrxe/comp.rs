@@ -311,6 +311,9 @@ pub(crate) fn complete_done(
         st.req.cursor = st.req.cursor.saturating_sub(1);
         sq.pop();
         let failed = f.status != IB_WC_SUCCESS;
+        if !failed && f.wc_opcode == IB_WC_SEND {
+            qp.dev.counters.add(Counter::RdmaSends, 1);
+        }
         if f.signaled || failed {
             let c = Completion {
                 wr_id: f.wr_id,

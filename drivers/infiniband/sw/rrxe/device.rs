@@ -534,6 +534,10 @@ impl Operations for RrxeDevice {
         mr.inner.add_page(addr)
     }
 
+    fn mr_mapped(mr: &Mr<Self>, iova: u64, length: u64) {
+        mr.inner.set_mapping(iova, length);
+    }
+
     fn rereg_user_mr(mr: &Mr<Self>, flags: u32, _access: u32, new_pd: Option<&Pd<Self>>) -> Result {
         // As rxe: only moving to another PD (new access rights or pages
         // would race with the data path's use of the region).

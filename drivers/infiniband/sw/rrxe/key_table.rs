@@ -73,6 +73,12 @@ impl<E: Keyed> KeyTable<E> {
         drop(removed);
     }
 
+    /// The object at `key`'s index, whatever its variant byte (fast
+    /// registration gives an MR a new key at that index).
+    pub(crate) fn get_index(&self, key: u32) -> Option<Arc<E>> {
+        self.items.get(Key::from_raw(key).index() as usize)
+    }
+
     /// The object `key` names, if the key is current.
     pub(crate) fn get(&self, key: u32) -> Option<Arc<E>> {
         let index = Key::from_raw(key).index() as usize;

@@ -88,6 +88,9 @@ struct FastState {
     /// Registered (rxe's VALID state), or not (FREE: never registered, or
     /// invalidated since).
     valid: bool,
+    /// What the last `ib_map_mr_sg` mapped: the range `REG_MR` registers.
+    mapped_iova: u64,
+    mapped_len: u64,
 }
 
 impl FastState {
@@ -338,6 +341,8 @@ impl MrSpec {
                             access: 0,
                         },
                         valid: false,
+                        mapped_iova: 0,
+                        mapped_len: 0,
                     }),
                     GFP_KERNEL,
                 )?;
@@ -389,6 +394,24 @@ impl MrInner {
         }
         // Cannot allocate: the room was reserved at creation.
         f.pages.push(addr, GFP_ATOMIC).map_err(|_| ENOMEM)
+    }
+
+    /// Records the range the last `ib_map_mr_sg` mapped.
+    pub(crate) fn set_mapping(&self, iova: u64, len: u64) {
+        if let Ok(f) = self.fast() {
+            let mut f = f.lock();
+            f.mapped_iova = iova;
+            f.mapped_len = len;
+        }
+    }
+
+    /// `REG_MR`: registers the range the last `ib_map_mr_sg` mapped.
+    pub(crate) fn register_mapped(&self, key: u32, access: u32) -> Result {
+        let (iova, len) = {
+            let f = self.fast()?.lock();
+            (f.mapped_iova, f.mapped_len)
+        };
+        self.fast_register(key, access, iova, len)
     }
 
     /// The number of pages mapped and their size.

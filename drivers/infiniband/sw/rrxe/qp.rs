@@ -570,6 +570,11 @@ impl QpInner {
         ret
     }
 
+    /// Whether a process owns this QP (its rings are hostile memory).
+    pub(crate) fn is_user(&self) -> bool {
+        self.is_user
+    }
+
     /// The most SGEs a receive WQE of this QP may have.
     pub(crate) fn recv_max_sge(&self) -> u32 {
         match &self.srq {

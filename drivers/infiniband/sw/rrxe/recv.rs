@@ -39,7 +39,6 @@ fn transport_matches(transport: Transport, ty: QpType) -> bool {
 /// Handles one datagram that arrived for device `dev`. Anything that
 /// fails a check is dropped (and counted where rxe counts it).
 pub(crate) fn receive(dev: &Shared, dg: &RxDatagram) {
-    dev.counters.add(Counter::RcvdPkts, 1);
     let ib = dg.payload();
     let Ok(pkt) = parse_packet(ib) else {
         return;
@@ -60,6 +59,9 @@ pub(crate) fn receive(dev: &Shared, dg: &RxDatagram) {
     if !transport_matches(pkt.info().transport(), qp.ty) {
         return;
     }
+    // Counted once it passed every check, as rxe counts.
+    dev.counters.add(Counter::RcvdPkts, 1);
+    dev.counters.add(Counter::RcvdBytes, ib.len() as u64);
     let meta = RxMeta {
         src: dg.src(),
         ip_header: dg.ip_header(),

@@ -315,9 +315,16 @@ fn local_op(qp: &QpInner, op: &SendOp) -> u32 {
     let mrs = &qp.dev.mrs;
     let ok = match *op {
         SendOp::LocalInv { rkey } => mrs.get(rkey).is_some_and(|mr| mr.invalidate(rkey).is_ok()),
-        // Fast registration (REG_MR), memory windows, FLUSH and ATOMIC
-        // WRITE are not implemented yet: the WQE completes in error rather
-        // than pretending.
+        // Only kernel consumers may register (a process could write this
+        // opcode into its own ring). The MR is the one at the key's index.
+        SendOp::RegMr { key, access } => {
+            !qp.is_user()
+                && mrs
+                    .get_index(key)
+                    .is_some_and(|mr| mr.in_pd(qp.pd) && mr.register_mapped(key, access).is_ok())
+        }
+        // Memory windows, FLUSH and ATOMIC WRITE are not implemented yet:
+        // the WQE completes in error rather than pretending.
         _ => false,
     };
     if ok {

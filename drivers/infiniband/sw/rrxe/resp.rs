@@ -491,7 +491,9 @@ fn post_recv_completion(
     }
     st.resp.have_recv = false;
     st.resp.recv_offset = 0;
-    qp.dev.counters.add(Counter::RdmaRecvs, 1);
+    if c.status == IB_WC_SUCCESS {
+        qp.dev.counters.add(Counter::RdmaRecvs, 1);
+    }
     notify.recv |= qp
         .recv_cq
         .post_solicited_quiet(c, qp.handle, solicited)
@@ -568,13 +570,19 @@ fn duplicate(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>, ndev: &NetDev, o
     let psn = pkt.headers.bth.psn;
     let info = pkt.info();
     if info.is_read() {
+        // A requester may ask again for the whole READ (rrxe) or for the
+        // part from the first response it missed (C rxe): replay from the
+        // PSN it names, which packet numbering makes the same bytes.
         for r in st.resp.res.iter_mut() {
             if let Resource::Read {
-                first_psn, next, ..
+                first_psn,
+                npkts,
+                next,
+                ..
             } = r
             {
-                if *first_psn == psn {
-                    *next = 0;
+                if psn.in_window(*first_psn, *npkts) {
+                    *next = first_psn.distance(psn);
                     st.reads_pending = true;
                 }
             }

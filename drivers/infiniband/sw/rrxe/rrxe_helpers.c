@@ -428,6 +428,27 @@ bool rrxe_netdev_is_loopback(const struct net_device *ndev)
 	return ndev->flags & IFF_LOOPBACK;
 }
 
+bool rrxe_netdev_has_addr(struct net_device *ndev, const u8 addr[16])
+{
+	struct in6_addr a6;
+	struct net_device *owner;
+	bool found;
+
+	memcpy(&a6, addr, sizeof(a6));
+	if (ipv6_addr_v4mapped(&a6)) {
+		owner = ip_dev_find(dev_net(ndev), a6.s6_addr32[3]);
+		found = owner == ndev;
+		if (owner)
+			dev_put(owner);
+		return found;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	return ipv6_chk_addr(dev_net(ndev), &a6, ndev, 0);
+#else
+	return false;
+#endif
+}
+
 struct net *rrxe_init_net(void)
 {
 	return &init_net;

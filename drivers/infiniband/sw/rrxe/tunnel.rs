@@ -45,9 +45,29 @@ impl NetnsRx {
 #[derive(Clone)]
 pub(crate) struct Rx(Arc<NetnsRx>);
 
+impl NetnsRx {
+    /// The device whose netdev has the address `dst`: where a packet a
+    /// device sent to its own address (or to another device of the same
+    /// namespace) goes, since such packets arrive on the loopback device.
+    fn find_local(&self, dst: &crate::net::IpAddr) -> Option<Arc<Shared>> {
+        let devices = self.devices.lock();
+        let found = devices
+            .iter()
+            .find(|d| d.netdev().is_some_and(|n| n.has_addr(dst)))
+            .cloned();
+        drop(devices);
+        found
+    }
+}
+
 impl TunnelRecv for Rx {
     fn recv(&self, pkt: RxDatagram) {
-        if let Some(dev) = self.0.find(pkt.netdev()) {
+        let dev = match self.0.find(pkt.netdev()) {
+            Some(dev) => Some(dev),
+            None if pkt.netdev().is_loopback() => self.0.find_local(&pkt.dst()),
+            None => None,
+        };
+        if let Some(dev) = dev {
             recv::receive(&dev, &pkt);
         }
     }

@@ -95,8 +95,12 @@ fn seal(ip: &[u8], udp: &[u8; 8], ib: &mut [u8]) {
 impl TxPacket {
     /// Sends the packet from `ndev`, counting it.
     pub(crate) fn send(self, ndev: &NetDev, counters: &Counters) {
+        let len = self.skb.payload().len() as u64;
         match send_udp(ndev, self.skb, &self.tx, seal) {
-            Ok(()) => counters.add(Counter::SentPkts, 1),
+            Ok(()) => {
+                counters.add(Counter::SentPkts, 1);
+                counters.add(Counter::SentBytes, len);
+            }
             Err(_) => counters.add(Counter::SendErr, 1),
         }
     }

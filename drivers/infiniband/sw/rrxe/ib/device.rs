@@ -413,6 +413,9 @@ pub(crate) trait Operations: Sized + Send + Sync {
     fn mr_set_page(_mr: &Mr<Self>, _addr: u64) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
+    /// `ib_map_mr_sg` mapped `[iova, iova + length)` onto the page list
+    /// (what a later `REG_MR` work request registers).
+    fn mr_mapped(_mr: &Mr<Self>, _iova: u64, _length: u64) {}
 
     /// Driver data of a memory window.
     type Mw: Send + Sync;
@@ -1296,7 +1299,11 @@ impl<T: Operations> IbDevice<T> {
             T::map_mr_sg_start(obj, page_size)?;
             // SAFETY: the scatterlist is the consumer's, valid for the call;
             // `set_page` is called back synchronously on this MR.
-            Ok(unsafe { sys::ib_sg_to_pages(mr, sg, nents, offset, Some(Self::set_page)) })
+            let n = unsafe { sys::ib_sg_to_pages(mr, sg, nents, offset, Some(Self::set_page)) };
+            // SAFETY: `ib_sg_to_pages` set the MR's iova and length.
+            let (iova, length) = unsafe { ((*mr).iova, (*mr).length) };
+            T::mr_mapped(obj, iova, length);
+            Ok(n)
         })
     }
 

@@ -98,8 +98,13 @@ impl NetDev {
         unsafe { sys::rrxe_netdev_ifindex(self.as_raw()) }
     }
 
+    /// Whether `addr` is one of this device's IP addresses.
+    pub(crate) fn has_addr(&self, addr: &super::IpAddr) -> bool {
+        // SAFETY: `self` is valid by the type invariant; `addr` is 16 bytes.
+        unsafe { sys::rrxe_netdev_has_addr(self.as_raw(), addr.0.as_ptr()) }
+    }
+
     /// Whether this is a loopback device (`IFF_LOOPBACK`).
-    #[allow(dead_code)] // Used by the data path to come.
     pub(crate) fn is_loopback(&self) -> bool {
         // SAFETY: `self` is valid by the type invariant.
         unsafe { sys::rrxe_netdev_is_loopback(self.as_raw()) }
