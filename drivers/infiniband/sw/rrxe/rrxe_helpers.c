@@ -7,6 +7,7 @@
 #include <linux/etherdevice.h>
 #include <linux/if_arp.h>
 #include <linux/if_vlan.h>
+#include <linux/inetdevice.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/jiffies.h>
