@@ -113,8 +113,19 @@ impl Flights {
         self.len == self.v.len()
     }
 
+    /// The ring slot of position `i` (no division: `head + i` is below
+    /// twice the capacity).
+    fn wrap(&self, pos: usize) -> usize {
+        let cap = self.v.len();
+        if pos >= cap {
+            pos - cap
+        } else {
+            pos
+        }
+    }
+
     fn slot(&self, i: usize) -> Option<usize> {
-        (i < self.len).then(|| (self.head + i) % self.v.len())
+        (i < self.len).then(|| self.wrap(self.head + i))
     }
 
     pub(crate) fn get(&self, i: usize) -> Option<&Flight> {
@@ -130,7 +141,7 @@ impl Flights {
         if self.is_full() {
             return false;
         }
-        let s = (self.head + self.len) % self.v.len();
+        let s = self.wrap(self.head + self.len);
         match self.v.get_mut(s) {
             Some(slot) => {
                 *slot = f;
@@ -144,7 +155,7 @@ impl Flights {
     /// Drops the oldest flight.
     pub(crate) fn pop(&mut self) -> Option<Flight> {
         let f = *self.get(0)?;
-        self.head = (self.head + 1) % self.v.len();
+        self.head = self.wrap(self.head + 1);
         self.len -= 1;
         Some(f)
     }

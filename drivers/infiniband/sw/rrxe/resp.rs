@@ -140,12 +140,12 @@ impl RespState {
     }
 
     fn add_resource(&mut self, r: Resource, depth: usize) {
-        let depth = depth.clamp(1, self.res.len());
-        let i = self.res_next % depth;
+        let depth = depth.min(self.res.len()).max(1);
+        let i = if self.res_next >= depth { 0 } else { self.res_next };
         if let Some(slot) = self.res.get_mut(i) {
             *slot = r;
         }
-        self.res_next = (i + 1) % depth;
+        self.res_next = if i + 1 >= depth { 0 } else { i + 1 };
     }
 }
 
@@ -680,9 +680,9 @@ pub(crate) fn send_read_responses(
         return false;
     };
     let n = st.resp.res.len();
-    let start = st.resp.res_next;
-    for k in 0..n {
-        let i = (start + k) % n;
+    let start = st.resp.res_next.min(n);
+    // Oldest first: from the next slot to fill round to the last filled.
+    for i in (start..n).chain(0..start) {
         if let Some(Resource::Atomic { psn, orig, pending }) = st.resp.res.get_mut(i) {
             if *pending {
                 if !out.has_room() {
