@@ -682,7 +682,7 @@ pub(crate) fn send_read_responses(
     let n = st.resp.res.len();
     let start = st.resp.res_next.min(n);
     // Oldest first: from the next slot to fill round to the last filled.
-    for i in (start..n).chain(0..start) {
+    for i in Iterator::chain(start..n, 0..start) {
         if let Some(Resource::Atomic { psn, orig, pending }) = st.resp.res.get_mut(i) {
             if *pending {
                 if !out.has_room() {
