@@ -848,7 +848,12 @@ impl QpInner {
 
     /// A packet for this QP, from the receive path (softirq).
     pub(crate) fn receive(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>) {
-        let ndev = meta.ndev;
+        // Answers leave through the device's netdev, whatever the packet
+        // arrived on (`lo`, for a device's packets to itself).
+        let Some(ndev) = self.dev.netdev() else {
+            return;
+        };
+        let ndev = &*ndev;
         let mut out = Outbox::new();
         let mut notify = Notify::default();
         let mut st = self.state.lock();
@@ -873,12 +878,13 @@ impl QpInner {
                 return;
             }
             let mut rq = self.rq.lock();
+            let meta = RxMeta { ndev, ..*meta };
             resp::on_request(
                 self,
                 &mut st,
                 (*rq).as_mut(),
                 pkt,
-                meta,
+                &meta,
                 &mut out,
                 &mut notify,
             );

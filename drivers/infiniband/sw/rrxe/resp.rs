@@ -41,7 +41,7 @@ pub(crate) struct RxMeta<'a> {
     pub(crate) src: IpAddr,
     /// The whole IP header (for the GRH of UD receives).
     pub(crate) ip_header: &'a [u8],
-    /// The netdev it arrived on (answers leave through it).
+    /// The netdev answers leave through (the device's).
     pub(crate) ndev: &'a NetDev,
 }
 
@@ -141,7 +141,11 @@ impl RespState {
 
     fn add_resource(&mut self, r: Resource, depth: usize) {
         let depth = depth.min(self.res.len()).max(1);
-        let i = if self.res_next >= depth { 0 } else { self.res_next };
+        let i = if self.res_next >= depth {
+            0
+        } else {
+            self.res_next
+        };
         if let Some(slot) = self.res.get_mut(i) {
             *slot = r;
         }
