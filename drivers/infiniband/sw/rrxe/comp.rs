@@ -21,6 +21,7 @@ use crate::{
     mem,
     proto::{
         headers::{NakCode, Syndrome},
+        opcode::OpClass,
         packet::Packet,
         psn::Psn,
     },
@@ -41,13 +42,14 @@ pub(crate) fn on_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt
     if !psn.in_window(oldest.sub(1), oldest.distance(st.req.psn) + 1) {
         return;
     }
-    let info = pkt.info();
-    if info.is_read() {
-        on_read_response(qp, st, sq, pkt);
-    } else if info.is_atomic() {
-        on_atomic_ack(qp, st, sq, pkt);
-    } else if let Some(aeth) = pkt.headers.aeth {
-        on_ack(qp, st, psn, aeth.syndrome);
+    match pkt.info().class() {
+        OpClass::ReadResponse => on_read_response(qp, st, sq, pkt),
+        OpClass::AtomicAck => on_atomic_ack(qp, st, sq, pkt),
+        _ => {
+            if let Some(aeth) = pkt.headers.aeth {
+                on_ack(qp, st, psn, aeth.syndrome);
+            }
+        }
     }
 }
 
@@ -72,21 +74,20 @@ fn acked_before(qp: &QpInner, st: &mut QpState_, psn: Psn) -> bool {
             progress = true;
         } else {
             let first = f.first_psn;
-            note_progress(qp, st, progress);
+            note_progress(st, progress);
             st.req.rewind(first);
             return false;
         }
     }
-    note_progress(qp, st, progress);
+    note_progress(st, progress);
     true
 }
 
 /// Forward progress resets the retry budget and the timeout clock.
-fn note_progress(qp: &QpInner, st: &mut QpState_, progress: bool) {
+fn note_progress(st: &mut QpState_, progress: bool) {
     if progress {
         st.req.retry_left = st.attr.get().retry_cnt;
         st.req.progress = crate::rt::jiffies();
-        let _ = qp;
     }
 }
 
@@ -219,7 +220,7 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
         fail_at(st, psn, status);
         return;
     }
-    note_progress(qp, st, true);
+    note_progress(st, true);
     if let Some(f) = st.req.flights.get_mut(i) {
         f.read_next += 1;
         if f.read_next >= count {
@@ -265,7 +266,7 @@ fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet
         fail_at(st, psn, status);
         return;
     }
-    note_progress(qp, st, true);
+    note_progress(st, true);
     if let Some(f) = st.req.flights.get_mut(i) {
         f.done = true;
         f.status = IB_WC_SUCCESS;

@@ -197,7 +197,6 @@ fn on_rc(
         if !st.resp.nak_sent {
             st.resp.nak_sent = true;
             send_ack(
-                qp,
                 st,
                 ndev,
                 out,
@@ -215,9 +214,9 @@ fn on_rc(
     let answer = execute(qp, st, rq, pkt, notify);
     match answer {
         Answer::None => {}
-        Answer::Ack => send_ack(qp, st, ndev, out, psn, Syndrome::ACK_UNLIMITED),
+        Answer::Ack => send_ack(st, ndev, out, psn, Syndrome::ACK_UNLIMITED),
         Answer::Nak(code) => {
-            send_ack(qp, st, ndev, out, psn, Syndrome::Nak(code));
+            send_ack(st, ndev, out, psn, Syndrome::Nak(code));
             // Class C/D errors: the responder's QP goes to the error state.
             if code != NakCode::PsnSequenceError {
                 st.enter_error = true;
@@ -226,9 +225,9 @@ fn on_rc(
         Answer::Rnr => {
             qp.dev.counters.add(Counter::SendRnrErr, 1);
             let timer = st.attr.get().min_rnr_timer;
-            send_ack(qp, st, ndev, out, psn, Syndrome::RnrNak { timer });
+            send_ack(st, ndev, out, psn, Syndrome::RnrNak { timer });
         }
-        Answer::AtomicAck(orig) => send_atomic_ack(qp, st, ndev, out, psn, orig),
+        Answer::AtomicAck(orig) => send_atomic_ack(st, ndev, out, psn, orig),
     }
 }
 
@@ -599,13 +598,13 @@ fn duplicate(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>, ndev: &NetDev, o
             _ => None,
         });
         if let Some(orig) = found {
-            send_atomic_ack(qp, st, ndev, out, psn, orig);
+            send_atomic_ack(st, ndev, out, psn, orig);
         }
         return;
     }
     if pkt.headers.bth.ack_req {
         let last = st.resp.psn.prev();
-        send_ack(qp, st, ndev, out, last, Syndrome::ACK_UNLIMITED);
+        send_ack(st, ndev, out, last, Syndrome::ACK_UNLIMITED);
     }
 }
 
@@ -614,21 +613,13 @@ fn response_bth(st: &QpState_, opcode: Opcode, psn: Psn) -> Bth {
     Bth::new(opcode, st.attr.get().dest_qp_num, psn)
 }
 
-fn send_ack(
-    qp: &QpInner,
-    st: &mut QpState_,
-    ndev: &NetDev,
-    out: &mut Outbox,
-    psn: Psn,
-    syndrome: Syndrome,
-) {
+fn send_ack(st: &mut QpState_, ndev: &NetDev, out: &mut Outbox, psn: Psn, syndrome: Syndrome) {
     if st.reads_pending {
         // A later answer acknowledges everything before it: keep the last.
         st.resp.deferred = Some((psn, syndrome));
         return;
     }
     emit_ack(st, ndev, out, psn, syndrome);
-    let _ = qp;
 }
 
 fn emit_ack(st: &QpState_, ndev: &NetDev, out: &mut Outbox, psn: Psn, syndrome: Syndrome) {
@@ -643,20 +634,12 @@ fn emit_ack(st: &QpState_, ndev: &NetDev, out: &mut Outbox, psn: Psn, syndrome: 
     }
 }
 
-fn send_atomic_ack(
-    qp: &QpInner,
-    st: &QpState_,
-    ndev: &NetDev,
-    out: &mut Outbox,
-    psn: Psn,
-    orig: u64,
-) {
+fn send_atomic_ack(st: &QpState_, ndev: &NetDev, out: &mut Outbox, psn: Psn, orig: u64) {
     if st.reads_pending {
         // Sent in order by `send_read_responses` (the resource is pending).
         return;
     }
     emit_atomic_ack(st, ndev, out, psn, orig);
-    let _ = qp;
 }
 
 fn emit_atomic_ack(st: &QpState_, ndev: &NetDev, out: &mut Outbox, psn: Psn, orig: u64) {
