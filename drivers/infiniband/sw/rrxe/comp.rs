@@ -56,7 +56,7 @@ pub(crate) fn on_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt
 /// Everything before `psn` was received by the responder: SENDs and
 /// WRITEs there are done. Returns `false` (after rewinding) if a READ or
 /// atomic there lost its response.
-fn acked_before(qp: &QpInner, st: &mut QpState_, psn: Psn) -> bool {
+fn acked_before(st: &mut QpState_, psn: Psn) -> bool {
     let mut progress = false;
     for i in 0..st.req.flights.len() {
         let Some(f) = st.req.flights.get_mut(i) else {
@@ -94,10 +94,10 @@ fn note_progress(st: &mut QpState_, progress: bool) {
 fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
     match syndrome {
         Syndrome::Ack { .. } => {
-            acked_before(qp, st, psn.next());
+            acked_before(st, psn.next());
         }
         Syndrome::RnrNak { timer } => {
-            if !acked_before(qp, st, psn) {
+            if !acked_before(st, psn) {
                 return;
             }
             qp.dev.counters.add(Counter::RcvdRnrErr, 1);
@@ -114,14 +114,14 @@ fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
             st.rnr_delay_us = Some(crate::proto::headers::rnr_timeout_usecs(timer));
         }
         Syndrome::Nak(NakCode::PsnSequenceError) => {
-            if !acked_before(qp, st, psn) {
+            if !acked_before(st, psn) {
                 return;
             }
             qp.dev.counters.add(Counter::RcvdSeqErr, 1);
             retry(qp, st, psn);
         }
         Syndrome::Nak(code) => {
-            if !acked_before(qp, st, psn) {
+            if !acked_before(st, psn) {
                 return;
             }
             let status = match code {
@@ -179,7 +179,7 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
     if f.op != FlightOp::Read || f.done {
         return;
     }
-    if !acked_before(qp, st, f.first_psn) {
+    if !acked_before(st, f.first_psn) {
         return;
     }
     // Only the next packet in order is taken; a gap waits for the
@@ -240,7 +240,7 @@ fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet
         Some(f) if f.op == FlightOp::Atomic && !f.done => {}
         _ => return,
     }
-    if !acked_before(qp, st, psn) {
+    if !acked_before(st, psn) {
         return;
     }
     if !sq.peek_nth(i as u32, &mut st.req.slot) {

@@ -208,7 +208,7 @@ fn on_rc(
     }
     if psn.is_before(expected) {
         qp.dev.counters.add(Counter::DuplicateRequest, 1);
-        duplicate(qp, st, pkt, ndev, out);
+        duplicate(st, pkt, ndev, out);
         return;
     }
     let answer = execute(qp, st, rq, pkt, notify);
@@ -569,7 +569,7 @@ fn atomic(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<u64, NakC
 }
 
 /// A request with a PSN already taken: answer it again.
-fn duplicate(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>, ndev: &NetDev, out: &mut Outbox) {
+fn duplicate(st: &mut QpState_, pkt: &Packet<'_>, ndev: &NetDev, out: &mut Outbox) {
     let psn = pkt.headers.bth.psn;
     let info = pkt.info();
     if info.is_read() {
