@@ -25,7 +25,7 @@ use crate::{
     net::{IpAddr, NetDev},
     proto::{
         headers::{Aeth, AtomicAckEth, Bth, NakCode, Syndrome},
-        opcode::{Opcode, OpcodeInfo},
+        opcode::{ExtHeader, Opcode, OpcodeInfo},
         packet::{Headers, Packet},
         psn::Psn,
     },
@@ -704,11 +704,10 @@ pub(crate) fn send_read_responses(
             };
             let pos = position(next, npkts);
             let psn = first_psn.add(next);
-            let mut hdrs = Headers::new(response_bth(st, read_response_opcode(pos), psn));
-            if hdrs
-                .check()
-                .is_ok_and(|info| info.has(crate::proto::opcode::ExtHeader::Aeth))
-            {
+            let opcode = read_response_opcode(pos);
+            let mut hdrs = Headers::new(response_bth(st, opcode, psn));
+            // First, last and only responses carry an AETH, middle ones not.
+            if opcode.info().has(ExtHeader::Aeth) {
                 hdrs.aeth = Some(Aeth::ack(st.resp.msn));
             }
             let mrs = &qp.dev.mrs;
