@@ -14,6 +14,7 @@ mod packet;
 mod psn;
 mod qp_state;
 mod queue;
+mod segment;
 mod wqe;
 mod wr;
 
