@@ -58,6 +58,11 @@ pub(crate) fn on_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt
 /// atomic there lost its response.
 fn acked_before(st: &mut QpState_, psn: Psn) -> bool {
     let mut progress = false;
+    // The caller checked `psn` is no later than the next PSN to send.
+    if st.req.acked.is_before(psn) {
+        st.req.acked = psn;
+        progress = true;
+    }
     for i in 0..st.req.flights.len() {
         let Some(f) = st.req.flights.get_mut(i) else {
             break;
@@ -287,11 +292,9 @@ pub(crate) fn timeout(qp: &QpInner, st: &mut QpState_) -> Option<u64> {
     if (now.wrapping_sub(due) as i64) < 0 {
         return Some(due.wrapping_sub(now));
     }
-    if let Some(i) = oldest_pending(st) {
-        if let Some(f) = st.req.flights.get(i) {
-            let psn = f.first_psn.add(f.read_next);
-            retry(qp, st, psn);
-        }
+    if oldest_pending(st).is_some() {
+        let psn = st.req.oldest_unacked();
+        retry(qp, st, psn);
     }
     Some(period)
 }

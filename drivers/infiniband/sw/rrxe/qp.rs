@@ -457,6 +457,7 @@ impl QpInner {
         }
         if mask.contains(AttrMask::SQ_PSN) {
             st.req.psn = Psn::new(a.sq_psn);
+            st.req.acked = st.req.psn;
         }
         if mask.contains(AttrMask::RQ_PSN) {
             st.resp.psn = Psn::new(a.rq_psn);

@@ -175,6 +175,9 @@ impl Flights {
 pub(crate) struct ReqState {
     /// The PSN of the next new request.
     pub(crate) psn: Psn,
+    /// Every PSN before this one has been acknowledged (ACKs within a
+    /// long message move it before the message completes).
+    pub(crate) acked: Psn,
     pub(crate) flights: Flights,
     /// The flight being sent (`flights.len()`: start the next WQE).
     pub(crate) cursor: usize,
@@ -203,6 +206,7 @@ impl ReqState {
     pub(crate) fn new(elem_size: usize, max_flights: usize) -> Result<Self> {
         Ok(Self {
             psn: Psn::ZERO,
+            acked: Psn::ZERO,
             flights: Flights::new(max_flights)?,
             cursor: 0,
             pkt: 0,
@@ -227,12 +231,23 @@ impl ReqState {
         self.rd_atomic = 0;
     }
 
-    /// The oldest PSN not yet acknowledged (the next new one when none).
+    /// The oldest PSN not yet acknowledged (the next new one when none):
+    /// in the oldest flight still waiting, the first PSN it has no answer
+    /// for.
     pub(crate) fn oldest_unacked(&self) -> Psn {
-        (0..self.flights.len())
+        let Some(f) = (0..self.flights.len())
             .filter_map(|i| self.flights.get(i))
             .find(|f| !f.done && f.op != FlightOp::Local)
-            .map_or(self.psn, |f| f.first_psn.add(f.read_next))
+        else {
+            return self.psn;
+        };
+        let base = f.first_psn.add(f.read_next);
+        let left = f.npsn.saturating_sub(f.read_next);
+        if self.acked.in_window(base, left) {
+            self.acked
+        } else {
+            base
+        }
     }
 
     /// Whether any flight waits for the peer.
