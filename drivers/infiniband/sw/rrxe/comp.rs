@@ -15,7 +15,7 @@ use crate::{
     logic::{
         qp_state::QpState,
         qp_state::QpType,
-        segment::{packet_count, packet_span, position, read_response_opcode},
+        segment::{packet_count, packet_span},
         wqe,
     },
     mem,
@@ -193,8 +193,11 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
     if index != f.read_next {
         return;
     }
+    // After a READ was asked again for its rest, the responder numbers
+    // the rest as a new READ (first, middle, last), so only the place and
+    // the length of each response are checked, not its position opcode.
     let count = packet_count(f.length, st.mtu);
-    if pkt.opcode() != read_response_opcode(position(index, count)) {
+    if pkt.info().is_last() != (index + 1 == count) {
         return;
     }
     let Some((offset, len)) = packet_span(f.length, st.mtu, index) else {

@@ -257,9 +257,10 @@ impl ReqState {
             .any(|f| !f.done && f.op != FlightOp::Local)
     }
 
-    /// Moves the cursor back so that sending resumes at `psn`. READs and
-    /// atomics restart whole (the responder replays them from its
-    /// resources); SENDs and WRITEs resume at the packet holding `psn`.
+    /// Moves the cursor back so that sending resumes at `psn`. SENDs and
+    /// WRITEs resume at the packet holding `psn`; a READ is asked again
+    /// for what has not arrived yet (from its first missing response, as
+    /// C rxe does); an atomic is sent again (the responder replays it).
     pub(crate) fn rewind(&mut self, psn: Psn) {
         let Some(i) = self.flights.find(psn) else {
             return;
@@ -269,13 +270,6 @@ impl ReqState {
             Some(_) => 0,
             None => return,
         };
-        for j in i..self.flights.len() {
-            if let Some(f) = self.flights.get_mut(j) {
-                if f.op == FlightOp::Read && !f.done {
-                    f.read_next = 0;
-                }
-            }
-        }
         if i < self.cursor || (i == self.cursor && pkt < self.pkt) {
             self.cursor = i;
             self.pkt = pkt;
@@ -597,7 +591,8 @@ fn build_request(
     let idx = st.req.pkt;
     let pos = position(idx, f.npkts);
     let opcode = request_opcode(transport(qp.ty), kind, pos).ok_or(IB_WC_LOC_QP_OP_ERR)?;
-    let psn = f.first_psn.add(idx);
+    // A READ asked again starts at its first missing response.
+    let psn = f.first_psn.add(idx + f.read_next);
     let mut bth = Bth::new(opcode, dest_qpn, psn);
     let last = matches!(pos, Position::Last | Position::Only);
     bth.solicited = last && w.flags & SEND_SOLICITED != 0;
@@ -609,10 +604,11 @@ fn build_request(
     let mut hdrs = Headers::new(bth);
     let (offset, len) = match w.op {
         SendOp::Read { remote_addr, rkey } => {
+            let done = f.read_next.saturating_mul(st.mtu).min(w.length);
             hdrs.reth = Some(Reth {
-                va: remote_addr,
+                va: remote_addr.wrapping_add(u64::from(done)),
                 rkey,
-                len: w.length,
+                len: w.length - done,
             });
             (0, 0)
         }

@@ -573,20 +573,33 @@ fn duplicate(st: &mut QpState_, pkt: &Packet<'_>, ndev: &NetDev, out: &mut Outbo
     let psn = pkt.headers.bth.psn;
     let info = pkt.info();
     if info.is_read() {
-        // A requester may ask again for the whole READ (rrxe) or for the
-        // part from the first response it missed (C rxe): replay from the
-        // PSN it names, which packet numbering makes the same bytes.
+        // A requester asks again for a whole READ (same PSN) or, as C rxe
+        // does, for the rest of it from its first missing response. Either
+        // way the request is answered as a new READ of what it names, in
+        // place of the resource it falls in; every response still goes
+        // through the MR table.
+        let Some(reth) = pkt.headers.reth else {
+            return;
+        };
+        let mtu = st.mtu;
         for r in st.resp.res.iter_mut() {
             if let Resource::Read {
-                first_psn,
-                npkts,
-                next,
-                ..
-            } = r
+                first_psn, npkts, ..
+            } = *r
             {
-                if psn.in_window(*first_psn, *npkts) {
-                    *next = first_psn.distance(psn);
+                if psn.in_window(first_psn, npkts) {
+                    // No more responses than the original READ had left.
+                    let n = packet_count(reth.len, mtu).min(npkts - first_psn.distance(psn));
+                    *r = Resource::Read {
+                        rkey: reth.rkey,
+                        va: reth.va,
+                        len: reth.len,
+                        first_psn: psn,
+                        npkts: n,
+                        next: 0,
+                    };
                     st.reads_pending = true;
+                    break;
                 }
             }
         }
