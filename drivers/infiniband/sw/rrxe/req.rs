@@ -496,7 +496,8 @@ fn send_one(
         st.req.pkt = 0;
         return true;
     }
-    let psn = f.first_psn.add(st.req.pkt);
+    // A READ asked again starts at its first missing response.
+    let psn = f.first_psn.add(st.req.pkt + f.read_next);
     if qp.ty == QpType::Rc && !window_open(st.req.oldest_unacked(), psn, 1) {
         return false;
     }
