@@ -91,6 +91,7 @@ fn acked_before(st: &mut QpState_, psn: Psn) -> bool {
 /// Forward progress resets the retry budget and the timeout clock.
 fn note_progress(st: &mut QpState_, progress: bool) {
     if progress {
+        st.req.gap_retry = false;
         st.req.retry_left = st.attr.get().retry_cnt;
         st.req.progress = crate::rt::jiffies();
     }
@@ -187,10 +188,16 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
     if !acked_before(st, f.first_psn) {
         return;
     }
-    // Only the next packet in order is taken; a gap waits for the
-    // timeout to ask again (or a duplicate is simply dropped).
+    // Only the next packet in order is taken. A gap (a response lost or
+    // overtaken) asks for the rest of the READ at once, as C rxe does,
+    // once until the READ moves on; a duplicate is dropped.
     let index = f.first_psn.distance(psn);
     if index != f.read_next {
+        if index > f.read_next && !st.req.gap_retry {
+            st.req.gap_retry = true;
+            qp.dev.counters.add(Counter::RcvdSeqErr, 1);
+            retry(qp, st, f.first_psn.add(f.read_next));
+        }
         return;
     }
     // After a READ was asked again for its rest, the responder numbers

@@ -5,6 +5,7 @@
 
 use crate::{
     comp,
+    counters::Counter,
     cq::{Completion, CqInner},
     device::Shared,
     ib::{
@@ -865,6 +866,7 @@ impl QpInner {
             {
                 return;
             }
+            self.count_received(pkt);
             let mut sq = self.sq.lock();
             comp::on_response(self, &mut st, &sq, pkt);
             comp::complete_done(self, &mut st, &mut sq, &mut notify);
@@ -878,6 +880,7 @@ impl QpInner {
             {
                 return;
             }
+            self.count_received(pkt);
             let mut rq = self.rq.lock();
             let meta = RxMeta { ndev, ..*meta };
             resp::on_request(
@@ -900,6 +903,14 @@ impl QpInner {
         if kick && !rnr_pending {
             self.kick();
         }
+    }
+
+    /// Counts a packet that passed every check (as rxe counts).
+    fn count_received(&self, pkt: &Packet<'_>) {
+        self.dev.counters.add(Counter::RcvdPkts, 1);
+        self.dev
+            .counters
+            .add(Counter::RcvdBytes, pkt.layout.total_len as u64);
     }
 
     fn retransmit_timer(self: &Arc<Self>) {

@@ -5,7 +5,6 @@
 //! to the QP's responder or completer. Runs in softirq context.
 
 use crate::{
-    counters::Counter,
     device::Shared,
     logic::qp_state::QpType,
     net::RxDatagram,
@@ -59,9 +58,6 @@ pub(crate) fn receive(dev: &Shared, dg: &RxDatagram) {
     if !transport_matches(pkt.info().transport(), qp.ty) {
         return;
     }
-    // Counted once it passed every check, as rxe counts.
-    dev.counters.add(Counter::RcvdPkts, 1);
-    dev.counters.add(Counter::RcvdBytes, ib.len() as u64);
     let meta = RxMeta {
         src: dg.src(),
         ip_header: dg.ip_header(),

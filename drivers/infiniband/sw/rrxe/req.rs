@@ -191,6 +191,9 @@ pub(crate) struct ReqState {
     pub(crate) rnr_left: u8,
     /// Waiting for the RNR timer: send nothing.
     pub(crate) rnr_wait: bool,
+    /// A READ response gap already asked for a retry; the next one waits
+    /// for progress (so reordering does not start a retry per packet).
+    pub(crate) gap_retry: bool,
     /// The retransmit timer is queued.
     pub(crate) timer_armed: bool,
     /// Jiffies of the last forward progress (ACK, or sending from idle).
@@ -214,6 +217,7 @@ impl ReqState {
             retry_left: 0,
             rnr_left: 0,
             rnr_wait: false,
+            gap_retry: false,
             timer_armed: false,
             progress: 0,
             rd_atomic: 0,
