@@ -46,23 +46,32 @@ pub(crate) fn on_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt
         OpClass::ReadResponse => on_read_response(qp, st, sq, pkt),
         OpClass::AtomicAck => on_atomic_ack(qp, st, sq, pkt),
         _ => {
-            if let Some(aeth) = pkt.headers.aeth {
-                on_ack(qp, st, psn, aeth.syndrome);
+            let Some(aeth) = pkt.headers.aeth else {
+                return;
+            };
+            // A NAK names the first PSN the responder lacks: one before
+            // the oldest unacknowledged PSN is stale (a duplicate, or
+            // overtaken by the retry it asked for).
+            let nak = !matches!(aeth.syndrome, Syndrome::Ack { .. });
+            if nak && psn == oldest.sub(1) {
+                return;
             }
+            on_ack(qp, st, psn, aeth.syndrome);
         }
     }
 }
 
 /// Everything before `psn` was received by the responder: SENDs and
-/// WRITEs there are done. Returns `false` (after rewinding) if a READ or
-/// atomic there lost its response.
-fn acked_before(st: &mut QpState_, psn: Psn) -> bool {
+/// WRITEs there are done. Returns `false` if a READ or atomic there lost
+/// (part of) its response; it is asked again from its first missing
+/// response, once until something moves, so that a burst of later
+/// responses (reordered, or replies to the retry itself) does not start a
+/// retry each.
+fn acked_before(qp: &QpInner, st: &mut QpState_, psn: Psn) -> bool {
     let mut progress = false;
     // The caller checked `psn` is no later than the next PSN to send.
-    if st.req.acked.is_before(psn) {
-        st.req.acked = psn;
-        progress = true;
-    }
+    let mut upto = psn;
+    let mut complete = true;
     for i in 0..st.req.flights.len() {
         let Some(f) = st.req.flights.get_mut(i) else {
             break;
@@ -78,20 +87,26 @@ fn acked_before(st: &mut QpState_, psn: Psn) -> bool {
             f.status = IB_WC_SUCCESS;
             progress = true;
         } else {
-            let first = f.first_psn;
-            note_progress(st, progress);
-            st.req.rewind(first);
-            return false;
+            upto = f.first_psn.add(f.read_next);
+            complete = false;
+            break;
         }
     }
+    if st.req.acked.is_before(upto) {
+        st.req.acked = upto;
+        progress = true;
+    }
     note_progress(st, progress);
-    true
+    if !complete && !st.req.retry_started {
+        retry(qp, st, upto);
+    }
+    complete
 }
 
 /// Forward progress resets the retry budget and the timeout clock.
 fn note_progress(st: &mut QpState_, progress: bool) {
     if progress {
-        st.req.gap_retry = false;
+        st.req.retry_started = false;
         st.req.retry_left = st.attr.get().retry_cnt;
         st.req.progress = crate::rt::jiffies();
     }
@@ -100,10 +115,10 @@ fn note_progress(st: &mut QpState_, progress: bool) {
 fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
     match syndrome {
         Syndrome::Ack { .. } => {
-            acked_before(st, psn.next());
+            acked_before(qp, st, psn.next());
         }
         Syndrome::RnrNak { timer } => {
-            if !acked_before(st, psn) {
+            if !acked_before(qp, st, psn) {
                 return;
             }
             qp.dev.counters.add(Counter::RcvdRnrErr, 1);
@@ -120,14 +135,18 @@ fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
             st.rnr_delay_us = Some(crate::proto::headers::rnr_timeout_usecs(timer));
         }
         Syndrome::Nak(NakCode::PsnSequenceError) => {
-            if !acked_before(st, psn) {
+            if !acked_before(qp, st, psn) {
                 return;
             }
             qp.dev.counters.add(Counter::RcvdSeqErr, 1);
-            retry(qp, st, psn);
+            // Progress above cleared `retry_started`; without it this NAK
+            // names the gap the running retry already fills.
+            if !st.req.retry_started {
+                retry(qp, st, psn);
+            }
         }
         Syndrome::Nak(code) => {
-            if !acked_before(st, psn) {
+            if !acked_before(qp, st, psn) {
                 return;
             }
             let status = match code {
@@ -155,6 +174,7 @@ pub(crate) fn retry(qp: &QpInner, st: &mut QpState_, psn: Psn) {
     }
     qp.dev.counters.add(Counter::CompleterRetryErr, 1);
     st.req.progress = crate::rt::jiffies();
+    st.req.retry_started = true;
     st.req.rewind(psn);
 }
 
@@ -185,7 +205,7 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
     if f.op != FlightOp::Read || f.done {
         return;
     }
-    if !acked_before(st, f.first_psn) {
+    if !acked_before(qp, st, f.first_psn) {
         return;
     }
     // Only the next packet in order is taken. A gap (a response lost or
@@ -193,8 +213,7 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
     // once until the READ moves on; a duplicate is dropped.
     let index = f.first_psn.distance(psn);
     if index != f.read_next {
-        if index > f.read_next && !st.req.gap_retry {
-            st.req.gap_retry = true;
+        if index > f.read_next && !st.req.retry_started {
             qp.dev.counters.add(Counter::RcvdSeqErr, 1);
             retry(qp, st, f.first_psn.add(f.read_next));
         }
@@ -255,7 +274,7 @@ fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet
         Some(f) if f.op == FlightOp::Atomic && !f.done => {}
         _ => return,
     }
-    if !acked_before(st, psn) {
+    if !acked_before(qp, st, psn) {
         return;
     }
     if !sq.peek_nth(i as u32, &mut st.req.slot) {

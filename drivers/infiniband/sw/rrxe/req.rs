@@ -191,9 +191,11 @@ pub(crate) struct ReqState {
     pub(crate) rnr_left: u8,
     /// Waiting for the RNR timer: send nothing.
     pub(crate) rnr_wait: bool,
-    /// A READ response gap already asked for a retry; the next one waits
-    /// for progress (so reordering does not start a retry per packet).
-    pub(crate) gap_retry: bool,
+    /// A retry (after a sequence NAK, a READ response gap or a timeout)
+    /// was started and nothing has moved since: another NAK or gap waits
+    /// for progress, so a duplicated NAK or a reordered burst does not
+    /// send the whole window again (C rxe's `started_retry`).
+    pub(crate) retry_started: bool,
     /// The retransmit timer is queued.
     pub(crate) timer_armed: bool,
     /// Jiffies of the last forward progress (ACK, or sending from idle).
@@ -217,7 +219,7 @@ impl ReqState {
             retry_left: 0,
             rnr_left: 0,
             rnr_wait: false,
-            gap_retry: false,
+            retry_started: false,
             timer_armed: false,
             progress: 0,
             rd_atomic: 0,
@@ -251,6 +253,19 @@ impl ReqState {
             self.acked
         } else {
             base
+        }
+    }
+
+    /// Moves the cursor past packets the responder has acknowledged: an
+    /// ACK that overtakes a retransmission (reordering, a delayed ACK)
+    /// makes resending them pointless, and the window counts from
+    /// `acked`, so a cursor left behind it could never send again.
+    fn skip_acked(&mut self) {
+        let Some(f) = self.flights.get(self.cursor) else {
+            return;
+        };
+        if f.op == FlightOp::SendWrite && f.first_psn.add(self.pkt).is_before(self.acked) {
+            self.pkt = f.first_psn.distance(self.acked).min(f.npkts);
         }
     }
 
@@ -491,6 +506,7 @@ fn send_one(
     ndev: &crate::net::NetDev,
     out: &mut Outbox,
 ) -> bool {
+    st.req.skip_acked();
     let i = st.req.cursor;
     let Some(f) = st.req.flights.get(i).copied() else {
         return false;
@@ -502,16 +518,22 @@ fn send_one(
     }
     // A READ asked again starts at its first missing response.
     let psn = f.first_psn.add(st.req.pkt + f.read_next);
-    if qp.ty == QpType::Rc && !window_open(st.req.oldest_unacked(), psn, 1) {
+    let rc = qp.ty == QpType::Rc;
+    let oldest = st.req.oldest_unacked();
+    if rc && !window_open(oldest, psn, 1) {
         return false;
     }
+    // The last packet the window lets out asks for an ACK: nothing else
+    // may follow to make the responder answer (a retransmitted run
+    // often ends there, mid-message).
+    let window_edge = rc && !window_open(oldest, psn.next(), 1);
     if !sq.peek_nth(i as u32, &mut st.req.slot) {
         return false;
     }
     // The slot copy is lent out while the WQE it holds is in use.
     let slot = core::mem::take(&mut st.req.slot);
     let built = match wqe::decode_send(&slot, qp.ty, qp.cap.max_send_sge, qp.cap.max_inline_data) {
-        Ok(w) => build_request(qp, st, &w, &f, ndev),
+        Ok(w) => build_request(qp, st, &w, &f, ndev, window_edge),
         Err(_) => Err(IB_WC_LOC_QP_OP_ERR),
     };
     st.req.slot = slot;
@@ -582,6 +604,7 @@ fn build_request(
     w: &SendWqe<'_>,
     f: &Flight,
     ndev: &crate::net::NetDev,
+    window_edge: bool,
 ) -> Result<Option<xmit::TxPacket>, u32> {
     let (_, _, kind) = classify(&w.op);
     let kind = kind.ok_or(IB_WC_LOC_QP_OP_ERR)?;
@@ -602,7 +625,7 @@ fn build_request(
     let last = matches!(pos, Position::Last | Position::Only);
     bth.solicited = last && w.flags & SEND_SOLICITED != 0;
     st.req.noack += 1;
-    if last || st.req.noack >= MAX_PKTS_PER_ACK {
+    if last || window_edge || st.req.noack >= MAX_PKTS_PER_ACK {
         bth.ack_req = qp.ty == QpType::Rc;
         st.req.noack = 0;
     }

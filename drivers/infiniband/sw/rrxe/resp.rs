@@ -31,6 +31,7 @@ use crate::{
     },
     qp::{Notify, QpInner, QpState_},
     queue::SharedQueue,
+    req::mem_status,
     xmit::{self, Outbox},
 };
 use kernel::prelude::*;
@@ -349,7 +350,7 @@ fn place(
         let offset = st.resp.recv_offset;
         recv_scatter(qp, st, offset, pkt.payload).map_err(|e| {
             // The receive completes in error and the QP fails.
-            finish_recv(qp, st, rq.as_deref_mut(), pkt, e_status(e), notify);
+            finish_recv(qp, st, rq.as_deref_mut(), pkt, mem_status(e), notify);
             Placement::Nak(NakCode::InvalidRequest)
         })?;
         st.resp.recv_offset = offset.saturating_add(pkt.payload.len() as u32);
@@ -362,13 +363,6 @@ fn place(
         st.resp.cur = InProgress::None;
     }
     Ok(())
-}
-
-fn e_status(e: MemError) -> u32 {
-    match e {
-        MemError::Length => IB_WC_LOC_LEN_ERR,
-        MemError::Protection => IB_WC_LOC_PROT_ERR,
-    }
 }
 
 /// The RDMA WRITE part of a packet: the RETH (first packet) is checked
@@ -848,7 +842,7 @@ fn on_ud(
         .and_then(|()| recv_scatter(qp, st, grh.len() as u32, pkt.payload));
     let status = match placed {
         Ok(()) => IB_WC_SUCCESS,
-        Err(e) => e_status(e),
+        Err(e) => mem_status(e),
     };
     st.resp.recv_offset = (grh.len() + pkt.payload.len()) as u32;
     let mut c = Completion {
