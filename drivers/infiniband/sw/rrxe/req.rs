@@ -336,6 +336,10 @@ pub(crate) fn mem_status(e: MemError) -> u32 {
 
 /// Runs a local operation; its completion status.
 fn local_op(qp: &QpInner, op: &SendOp) -> u32 {
+    // BIND_MW, and LOCAL_INV of a window.
+    if let Some(status) = crate::mw::local_op(qp, op) {
+        return status;
+    }
     let mrs = &qp.dev.mrs;
     let ok = match *op {
         SendOp::LocalInv { rkey } => mrs.get(rkey).is_some_and(|mr| mr.invalidate(rkey).is_ok()),
@@ -347,7 +351,7 @@ fn local_op(qp: &QpInner, op: &SendOp) -> u32 {
                     .get_index(key)
                     .is_some_and(|mr| mr.in_pd(qp.pd) && mr.register_mapped(key, access).is_ok())
         }
-        // Memory windows, FLUSH and ATOMIC WRITE are not implemented yet:
+        // FLUSH and ATOMIC WRITE are not implemented yet:
         // the WQE completes in error rather than pretending.
         _ => false,
     };

@@ -22,6 +22,7 @@ use crate::{
         wqe,
     },
     mem::{self, MemError},
+    mw::resolve_rkey,
     net::{IpAddr, NetDev},
     proto::{
         headers::{Aeth, AtomicAckEth, Bth, NakCode, Syndrome},
@@ -389,10 +390,7 @@ fn write_payload(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<()
         return Err(Placement::Nak(NakCode::InvalidRequest));
     }
     if len > 0 || resid > 0 {
-        let (mr, at) = qp
-            .dev
-            .mrs
-            .lookup(rkey, qp.pd, va, u64::from(len), REMOTE_WRITE)
+        let (mr, at) = resolve_rkey(qp, rkey, va, u64::from(len), REMOTE_WRITE)
             .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;
         mr.write_at(at, pkt.payload)
             .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;
@@ -468,12 +466,18 @@ fn finish_recv(
     } else if let Some(ieth) = pkt.headers.ieth {
         c.ex = ieth.rkey;
         c.wc_flags |= IB_WC_WITH_INVALIDATE;
-        if let Some(mr) = qp.dev.mrs.get(ieth.rkey) {
+        if crate::mw::is_mw_key(ieth.rkey) {
+            // As rxe, a window that cannot be invalidated fails the
+            // receive (and the QP).
+            if c.status == IB_WC_SUCCESS && crate::mw::invalidate(qp, ieth.rkey, true).is_err() {
+                c.status = IB_WC_REM_INV_REQ_ERR;
+            }
+        } else if let Some(mr) = qp.dev.mrs.get(ieth.rkey) {
             let _ = mr.invalidate(ieth.rkey);
         }
     }
     post_recv_completion(qp, st, rq, &c, pkt.headers.bth.solicited, notify);
-    if status != IB_WC_SUCCESS {
+    if c.status != IB_WC_SUCCESS {
         st.enter_error = true;
     }
 }
@@ -510,9 +514,7 @@ fn start_read(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<u32, 
         return Err(NakCode::RemoteAccessError);
     }
     if reth.len > 0 {
-        qp.dev
-            .mrs
-            .lookup(reth.rkey, qp.pd, reth.va, u64::from(reth.len), REMOTE_READ)
+        resolve_rkey(qp, reth.rkey, reth.va, u64::from(reth.len), REMOTE_READ)
             .map_err(|_| NakCode::RemoteAccessError)?;
     }
     let npkts = packet_count(reth.len, st.mtu);
@@ -540,11 +542,8 @@ fn atomic(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<u64, NakC
     if a.va % 8 != 0 {
         return Err(NakCode::InvalidRequest);
     }
-    let (mr, at) = qp
-        .dev
-        .mrs
-        .lookup(a.rkey, qp.pd, a.va, 8, REMOTE_ATOMIC)
-        .map_err(|_| NakCode::RemoteAccessError)?;
+    let (mr, at) =
+        resolve_rkey(qp, a.rkey, a.va, 8, REMOTE_ATOMIC).map_err(|_| NakCode::RemoteAccessError)?;
     let op = if pkt.opcode() == Opcode::RcCompareSwap {
         AtomicOp::CmpSwap {
             compare: a.compare,
@@ -723,16 +722,13 @@ pub(crate) fn send_read_responses(
             if opcode.info().has(ExtHeader::Aeth) {
                 hdrs.aeth = Some(Aeth::ack(st.resp.msn));
             }
-            let mrs = &qp.dev.mrs;
-            let pd = qp.pd;
             let built = xmit::build(ndev, &path, st.sport, hdrs, plen as usize, |dst| {
                 if dst.is_empty() {
                     return Ok(());
                 }
                 let at_va = va.wrapping_add(u64::from(offset));
-                let (mr, at) = mrs
-                    .lookup(rkey, pd, at_va, dst.len() as u64, REMOTE_READ)
-                    .map_err(|_| ())?;
+                let (mr, at) =
+                    resolve_rkey(qp, rkey, at_va, dst.len() as u64, REMOTE_READ).map_err(|_| ())?;
                 mr.read_at(at, dst).map_err(|_| ())
             });
             match built {
