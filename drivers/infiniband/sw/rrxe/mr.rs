@@ -23,7 +23,10 @@ use crate::{
     key_table::{KeyTable, Keyed},
     logic::{
         keys::{fast_reg_key, Key, KeyKind},
-        mr::{check_reg_access, fast_reg_range, Chunk, MrError, MrRange, PageLayout, ATOMIC_SIZE},
+        mr::{
+            check_reg_access, fast_reg_range, Chunk, MrError, MrRange, PageLayout, ATOMIC_SIZE,
+            FLUSH_PERSISTENT,
+        },
     },
 };
 use core::{
@@ -249,6 +252,12 @@ impl MrSpec {
         access: u32,
     ) -> Result<Self> {
         check_reg_access(access).map_err(reg_error)?;
+        // As rxe on pages that are not persistent memory, which is all
+        // rrxe ever registers: such a region cannot be flushed to
+        // persistence.
+        if access & FLUSH_PERSISTENT != 0 {
+            return Err(EINVAL);
+        }
         let umem = Umem::get(dev, start, length, access)?;
         Ok(Self {
             mem: SpecMemory::User {

@@ -318,6 +318,30 @@ pub(crate) fn resolve_rkey(
     Ok((mr, offset))
 }
 
+/// What [`resolve_rkey`] checks, but for no particular range: the key,
+/// PD, QP, state and rights (a FLUSH of a whole region).
+pub(crate) fn check_rkey(qp: &QpInner, rkey: u32, need: u32) -> Result {
+    if !is_mw_key(rkey) {
+        let mr = qp.dev.mrs.get(rkey).ok_or(EINVAL)?;
+        if !mr.in_pd(qp.pd) || need & !mr.range()?.access != 0 {
+            return Err(EACCES);
+        }
+        return Ok(());
+    }
+    let mw = qp.dev.mws.get(rkey).ok_or(EINVAL)?;
+    let b = mw.binding.lock();
+    if !b.key.matches(rkey) || b.state != MwState::Valid || mw.pd != qp.pd {
+        return Err(EACCES);
+    }
+    if mw.ty == MwType::Two && b.qp != Some(QpId::of(qp)) {
+        return Err(EACCES);
+    }
+    if b.window.length == 0 || need & !b.window.access != 0 || b.mr.is_none() {
+        return Err(EACCES);
+    }
+    Ok(())
+}
+
 /// Runs a local operation that concerns memory windows: `BIND_MW`, and
 /// `LOCAL_INV` of a window's R_Key. Returns its completion status (rxe's:
 /// `IB_WC_MW_BIND_ERR` for any refused bind, `IB_WC_LOC_QP_OP_ERR` for a

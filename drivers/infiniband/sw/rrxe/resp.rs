@@ -78,6 +78,9 @@ pub(crate) enum Resource {
     /// An atomic and the value it found; `pending` while its ACK waits
     /// behind READ responses.
     Atomic { psn: Psn, orig: u64, pending: bool },
+    /// A FLUSH or ATOMIC WRITE, answered by an empty READ response;
+    /// `pending` while that waits behind READ responses.
+    Done { psn: Psn, pending: bool },
 }
 
 /// The responder's state, under the QP's lock.
@@ -162,6 +165,8 @@ enum Answer {
     Nak(NakCode),
     Rnr,
     AtomicAck(u64),
+    /// An empty READ response (FLUSH, ATOMIC WRITE).
+    EmptyRead,
 }
 
 /// Handles a request packet (the caller checked the QP type, state and
@@ -229,6 +234,7 @@ fn on_rc(
             send_ack(st, ndev, out, psn, Syndrome::RnrNak { timer });
         }
         Answer::AtomicAck(orig) => send_atomic_ack(st, ndev, out, psn, orig),
+        Answer::EmptyRead => send_empty_read(st, ndev, out, psn),
     }
 }
 
@@ -272,8 +278,21 @@ fn execute(
             Err(code) => Answer::Nak(code),
         };
     }
+    if info.is_flush() || info.is_atomic_write() {
+        return match crate::flush::execute(qp, st, pkt) {
+            Ok(()) => {
+                st.resp.psn = psn.next();
+                st.resp.msn = st.resp.msn.wrapping_add(1);
+                st.resp.nak_sent = false;
+                let depth = usize::from(st.attr.get().max_dest_rd_atomic);
+                let pending = st.reads_pending;
+                st.resp.add_resource(Resource::Done { psn, pending }, depth);
+                Answer::EmptyRead
+            }
+            Err(code) => Answer::Nak(code),
+        };
+    }
     if !info.is_send() && !info.is_write() {
-        // FLUSH and ATOMIC WRITE are not implemented.
         return Answer::Nak(NakCode::InvalidRequest);
     }
     match place(qp, st, rq, pkt, notify) {
@@ -604,6 +623,12 @@ fn duplicate(st: &mut QpState_, pkt: &Packet<'_>, ndev: &NetDev, out: &mut Outbo
         }
         return;
     }
+    if info.is_flush() || info.is_atomic_write() {
+        // Done already: answered again (even when its resource was reused,
+        // unlike rxe, which drops the duplicate then).
+        send_empty_read(st, ndev, out, psn);
+        return;
+    }
     if info.is_atomic() {
         let found = st.resp.res.iter().find_map(|r| match *r {
             Resource::Atomic { psn: p, orig, .. } if p == psn => Some(orig),
@@ -664,6 +689,25 @@ fn emit_atomic_ack(st: &QpState_, ndev: &NetDev, out: &mut Outbox, psn: Psn, ori
     }
 }
 
+fn send_empty_read(st: &QpState_, ndev: &NetDev, out: &mut Outbox, psn: Psn) {
+    if st.reads_pending {
+        // Sent in order by `send_read_responses` (the resource is pending).
+        return;
+    }
+    emit_empty_read(st, ndev, out, psn);
+}
+
+/// The answer to a FLUSH or ATOMIC WRITE, as C rxe gives it: a READ
+/// response (only) with an AETH and no payload.
+fn emit_empty_read(st: &QpState_, ndev: &NetDev, out: &mut Outbox, psn: Psn) {
+    let Some(path) = st.path else { return };
+    let mut hdrs = Headers::new(response_bth(st, Opcode::RcRdmaReadResponseOnly, psn));
+    hdrs.aeth = Some(Aeth::ack(st.resp.msn));
+    if let Ok(p) = xmit::build::<()>(ndev, &path, st.sport, hdrs, 0, |_| Ok(())) {
+        out.push(p);
+    }
+}
+
 /// Sends pending READ responses, oldest resource first, while the outbox
 /// has room. Returns whether some are still pending.
 pub(crate) fn send_read_responses(
@@ -690,6 +734,17 @@ pub(crate) fn send_read_responses(
                 *pending = false;
                 let (psn, orig) = (*psn, *orig);
                 emit_atomic_ack(st, ndev, out, psn, orig);
+            }
+            continue;
+        }
+        if let Some(Resource::Done { psn, pending }) = st.resp.res.get_mut(i) {
+            if *pending {
+                if !out.has_room() {
+                    return true;
+                }
+                *pending = false;
+                let psn = *psn;
+                emit_empty_read(st, ndev, out, psn);
             }
             continue;
         }
