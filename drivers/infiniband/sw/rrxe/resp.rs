@@ -401,6 +401,13 @@ fn write_payload(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<()
             if st.attr.get().qp_access_flags as u32 & REMOTE_WRITE == 0 {
                 return Err(Placement::Nak(NakCode::RemoteAccessError));
             }
+            // The whole message must be allowed before its first byte is
+            // placed (as rxe): a WRITE that runs past its region or window
+            // places nothing.
+            if reth.len > 0 {
+                resolve_rkey(qp, reth.rkey, reth.va, u64::from(reth.len), REMOTE_WRITE)
+                    .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;
+            }
             (reth.rkey, reth.va, reth.len)
         }
         _ => return Err(Placement::Nak(NakCode::InvalidRequest)),
