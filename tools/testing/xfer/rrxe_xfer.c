@@ -5,7 +5,8 @@
  *
  *   server: rrxe_xfer -d DEV [-g GIDX] [-p PORT] [-t SECS]
  *   client: rrxe_xfer -d DEV [-g GIDX] [-p PORT] [-t SECS] [-b BYTES]
- *                     [-s SEED] [-o write,read,send] [-T QP_TIMEOUT] SERVER
+ *                     [-s SEED] [-o write,read,send,awrite,flush,mw]
+ *                     [-T QP_TIMEOUT] SERVER
  *
  * The two sides exchange QP numbers, PSNs, GIDs and memory keys over a TCP
  * connection (the client's choice of bytes, seed and operations included),
@@ -18,6 +19,20 @@
  *   send   SENDs (1 to 3 gather entries) land in receives of two scatter
  *          entries with a guarded gap between them; the server checks each
  *          message's length, its bytes and the guards.
+ *
+ * and, only when named (they use a small extra region of the server, EXT
+ * bytes, and run after the others):
+ *
+ *   awrite ATOMIC WRITEs of 8-byte values to every word of the first part
+ *          of the extra region; the server checks the words.
+ *   flush  an RDMA WRITE to the second part, then a FLUSH (global
+ *          visibility) of its range and one of the whole region; the server
+ *          opens its QP and region to global flushes and checks the bytes.
+ *   mw     RDMA WRITEs and READs through a type 1 and a type 2B memory
+ *          window the server binds over the third and fourth parts (remote
+ *          read and write); the client checks what it reads back, the server
+ *          what landed. Last, a WRITE one byte past the type 2B window must
+ *          complete with a remote access error (which ends the QP).
  *
  * Each operation moves BYTES (default 4 MiB) in messages of varying sizes
  * from 1 B to 1 MiB: a fixed list around powers of two and MTU multiples,
@@ -60,7 +75,11 @@
 #define SLOT (SGE0_LEN + GAP + (MAX_MSG - SGE0_LEN) + GUARD)
 #define MAGIC "RRXEXFR1"
 
-enum { OP_WRITE = 1, OP_READ = 2, OP_SEND = 4 };
+enum { OP_WRITE = 1, OP_READ = 2, OP_SEND = 4, OP_AWRITE = 8, OP_FLUSH = 16, OP_MW = 32 };
+#define OP_EXT (OP_AWRITE | OP_FLUSH | OP_MW)
+#define EXT_PART 4096		/* each part of the extra region */
+#define EXT (4 * EXT_PART)	/* the extra region */
+#define AWRITES (EXT_PART / 8)	/* ATOMIC WRITEs: one per word of part 0 */
 
 /* What each side tells the other, in host byte order (same machine). */
 struct hello {
@@ -70,6 +89,8 @@ struct hello {
 	uint64_t bytes, seed;
 	uint64_t waddr, raddr;	/* server: write and read regions */
 	uint32_t wrkey, rrkey;
+	uint64_t xaddr;		/* server: the extra region (OP_EXT) */
+	uint32_t xrkey, mw1_rkey, mw2_rkey;	/* its MR; windows over parts 2, 3 */
 };
 
 struct chunk {
@@ -366,7 +387,7 @@ static int roce_v2_ipv4_gid(struct ibv_context *ctx, int port, int len)
 	return -1;
 }
 
-static void side_open(struct side *s, const char *dev, int gidx)
+static void side_open(struct side *s, const char *dev, int gidx, int ext)
 {
 	struct ibv_port_attr pa;
 	struct ibv_device_attr da;
@@ -401,7 +422,24 @@ static void side_open(struct side *s, const char *dev, int gidx)
 	if (!s->cq)
 		fail("ibv_create_cq: %s", strerror(errno));
 	ia.send_cq = ia.recv_cq = s->cq;
-	s->qp = ibv_create_qp(s->pd, &ia);
+	if (ext) {
+		/* The extra operations are posted with the extended API. */
+		struct ibv_qp_init_attr_ex ix = {
+			.qp_type = ia.qp_type,
+			.send_cq = s->cq,
+			.recv_cq = s->cq,
+			.cap = ia.cap,
+			.pd = s->pd,
+			.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+			.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_READ |
+					  IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_ATOMIC_WRITE |
+					  IBV_QP_EX_WITH_FLUSH,
+		};
+
+		s->qp = ibv_create_qp_ex(s->ctx, &ix);
+	} else {
+		s->qp = ibv_create_qp(s->pd, &ia);
+	}
 	if (!s->qp)
 		fail("ibv_create_qp: %s", strerror(errno));
 }
@@ -426,13 +464,13 @@ static void *zalloc(size_t len)
 }
 
 static void connect_qp(struct side *s, const struct hello *me,
-		       const struct hello *peer, uint8_t qp_timeout)
+		       const struct hello *peer, uint8_t qp_timeout, unsigned int access)
 {
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
 		.port_num = (uint8_t)s->port,
 		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-				   IBV_ACCESS_REMOTE_READ,
+				   IBV_ACCESS_REMOTE_READ | access,
 	};
 
 	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
@@ -475,6 +513,9 @@ static const char *op_name(enum ibv_wc_opcode op)
 	case IBV_WC_RDMA_WRITE: return "write";
 	case IBV_WC_RDMA_READ: return "read";
 	case IBV_WC_RECV: return "recv";
+	case IBV_WC_ATOMIC_WRITE: return "atomic write";
+	case IBV_WC_FLUSH: return "flush";
+	case IBV_WC_BIND_MW: return "bind mw";
 	default: return "other";
 	}
 }
@@ -483,7 +524,7 @@ static const char *op_name(enum ibv_wc_opcode op)
  * Waits for the next completion, sleeping on the completion channel (not
  * spinning: under TCG the device's work needs the CPUs).
  */
-static void next_wc(struct side *s, struct ibv_wc *wc)
+static void wait_wc(struct side *s, struct ibv_wc *wc)
 {
 	for (;;) {
 		int n = ibv_poll_cq(s->cq, 1, wc);
@@ -508,10 +549,264 @@ static void next_wc(struct side *s, struct ibv_wc *wc)
 			ibv_ack_cq_events(ev_cq, 1);
 		}
 	}
+}
+
+/* The next completion, which must be successful. */
+static void next_wc(struct side *s, struct ibv_wc *wc)
+{
+	wait_wc(s, wc);
 	if (wc->status != IBV_WC_SUCCESS)
 		fail("%s completion %" PRIu64 ": %s (vendor error 0x%x)",
 		     op_name(wc->opcode), wc->wr_id, ibv_wc_status_str(wc->status),
 		     wc->vendor_err);
+}
+
+
+/* ---- the extra operations (awrite, flush, mw) ---- */
+
+/* The server's extra region and its windows. */
+struct ext {
+	uint8_t *buf;
+	struct ibv_mr *mr;
+	struct ibv_mw *mw1, *mw2;
+	uint32_t mw1_rkey, mw2_rkey;	/* the keys they take when bound */
+};
+
+/* The value of ATOMIC WRITE number I. */
+static uint64_t awrite_value(uint64_t seed, unsigned int i)
+{
+	return mix(seed ^ (0xa7017e00u + i));
+}
+
+/* Registers the extra region; allocates the windows (bound once the QP is
+ * connected, with the keys chosen here). */
+static void ext_open(struct side *s, struct ext *x, unsigned int ops)
+{
+	int access = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+		     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_MW_BIND;
+
+	if (ops & OP_FLUSH)
+		access |= IBV_ACCESS_FLUSH_GLOBAL;
+	x->buf = zalloc(EXT);
+	memset(x->buf, CANARY, EXT);
+	x->mr = reg(s, x->buf, EXT, access);
+	if (!(ops & OP_MW))
+		return;
+	x->mw1 = ibv_alloc_mw(s->pd, IBV_MW_TYPE_1);
+	x->mw2 = ibv_alloc_mw(s->pd, IBV_MW_TYPE_2);
+	if (!x->mw1 || !x->mw2)
+		fail("ibv_alloc_mw: %s", strerror(errno));
+	x->mw1_rkey = ibv_inc_rkey(x->mw1->rkey);
+	x->mw2_rkey = ibv_inc_rkey(x->mw2->rkey);
+}
+
+/* Binds window 1 (type 1, with the bind verb) over part 2 and window 2
+ * (type 2B, with a BIND_MW work request) over part 3. */
+static void bind_windows(struct side *s, struct ext *x)
+{
+	int access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	struct ibv_mw_bind b1 = {
+		.wr_id = 1001,
+		.send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .mr = x->mr, .addr = (uintptr_t)(x->buf + 2 * EXT_PART),
+			       .length = EXT_PART, .mw_access_flags = access },
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 1002,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = IBV_SEND_SIGNALED,
+		.bind_mw = {
+			.mw = x->mw2,
+			.rkey = x->mw2_rkey,
+			.bind_info = { .mr = x->mr, .addr = (uintptr_t)(x->buf + 3 * EXT_PART),
+				       .length = EXT_PART, .mw_access_flags = access },
+		},
+	}, *bad;
+	struct ibv_wc wc;
+
+	if (!x->mw1)
+		return;
+	phase = "binding the windows";
+	if (ibv_bind_mw(s->qp, x->mw1, &b1))
+		fail("ibv_bind_mw: %s", strerror(errno));
+	if (ibv_post_send(s->qp, &wr, &bad))
+		fail("BIND_MW: %s", strerror(errno));
+	for (int i = 0; i < 2; i++) {
+		next_wc(s, &wc);
+		if (wc.opcode != IBV_WC_BIND_MW)
+			fail("unexpected %s completion", op_name(wc.opcode));
+	}
+	if (x->mw1->rkey != x->mw1_rkey)
+		fail("type 1 window has key 0x%x, expected 0x%x", x->mw1->rkey, x->mw1_rkey);
+}
+
+/* The server checks what the client's extra operations left. */
+static int ext_check(const struct ext *x, unsigned int ops, uint64_t seed)
+{
+	if (ops & OP_AWRITE)
+		for (unsigned int i = 0; i < AWRITES; i++) {
+			uint64_t v;
+
+			memcpy(&v, x->buf + 8 * i, 8);
+			if (v != awrite_value(seed, i)) {
+				fprintf(stderr, "xfer: FAIL: atomic write %u: found 0x%016" PRIx64
+					", expected 0x%016" PRIx64 "\n", i, v, awrite_value(seed, i));
+				return 1;
+			}
+		}
+	if ((ops & OP_FLUSH) &&
+	    verify(x->buf + EXT_PART, EXT_PART, 0, op_key(seed, OP_FLUSH)) >= 0) {
+		fprintf(stderr, "xfer: FAIL: the flushed block differs\n");
+		return 1;
+	}
+	if ((ops & OP_MW) &&
+	    verify(x->buf + 2 * EXT_PART, 2 * EXT_PART, 0, op_key(seed, OP_MW)) >= 0) {
+		fprintf(stderr, "xfer: FAIL: the bytes written through the windows differ\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* Posts one signaled extended work request and waits for its completion. */
+static void ext_post(struct side *s, struct ibv_wc *wc, uint64_t wr_id,
+		     void (*post)(struct ibv_qp_ex *qx, const void *arg), const void *arg)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(s->qp);
+
+	ibv_wr_start(qx);
+	qx->wr_id = wr_id;
+	qx->wr_flags = IBV_SEND_SIGNALED;
+	post(qx, arg);
+	if (ibv_wr_complete(qx))
+		fail("ibv_wr_complete (%" PRIu64 "): %s", wr_id, strerror(errno));
+	wait_wc(s, wc);
+}
+
+struct ext_wr {
+	uint32_t rkey;
+	uint64_t addr;
+	uint64_t value;
+	uint32_t len;
+	uint8_t level;
+	struct ibv_sge sge;
+	enum ibv_wr_opcode rdma;
+};
+
+static void post_awrite(struct ibv_qp_ex *qx, const void *arg)
+{
+	const struct ext_wr *w = arg;
+
+	ibv_wr_atomic_write(qx, w->rkey, w->addr, &w->value);
+}
+
+static void post_flush(struct ibv_qp_ex *qx, const void *arg)
+{
+	const struct ext_wr *w = arg;
+
+	ibv_wr_flush(qx, w->rkey, w->addr, w->len, IBV_FLUSH_GLOBAL, w->level);
+}
+
+static void post_rdma(struct ibv_qp_ex *qx, const void *arg)
+{
+	const struct ext_wr *w = arg;
+
+	if (w->rdma == IBV_WR_RDMA_READ)
+		ibv_wr_rdma_read(qx, w->rkey, w->addr);
+	else
+		ibv_wr_rdma_write(qx, w->rkey, w->addr);
+	ibv_wr_set_sge_list(qx, 1, &w->sge);
+}
+
+static void expect_ok(const struct ibv_wc *wc, const char *what)
+{
+	if (wc->status != IBV_WC_SUCCESS)
+		fail("%s: %s", what, ibv_wc_status_str(wc->status));
+}
+
+/* The client's extra operations, one request at a time. */
+static void ext_client(struct side *s, const struct hello *peer, unsigned int ops,
+		       uint64_t seed)
+{
+	uint8_t *local = zalloc(2 * EXT_PART);
+	struct ibv_mr *mr = reg(s, local, 2 * EXT_PART, IBV_ACCESS_LOCAL_WRITE);
+	struct ext_wr w = { .sge = { .lkey = mr->lkey } };
+	struct ibv_wc wc;
+
+	if (ops & OP_AWRITE) {
+		phase = "atomic write";
+		for (unsigned int i = 0; i < AWRITES; i++) {
+			w.rkey = peer->xrkey;
+			w.addr = peer->xaddr + 8 * i;
+			w.value = awrite_value(seed, i);
+			ext_post(s, &wc, i, post_awrite, &w);
+			expect_ok(&wc, "atomic write");
+			if (wc.opcode != IBV_WC_ATOMIC_WRITE)
+				fail("atomic write completed as %s", op_name(wc.opcode));
+		}
+		printf("xfer: %u atomic writes done\n", AWRITES);
+	}
+	if (ops & OP_FLUSH) {
+		phase = "flush";
+		fill(local, EXT_PART, 0, op_key(seed, OP_FLUSH));
+		w = (struct ext_wr){ .rkey = peer->xrkey, .addr = peer->xaddr + EXT_PART,
+				     .rdma = IBV_WR_RDMA_WRITE,
+				     .sge = { (uintptr_t)local, EXT_PART, mr->lkey } };
+		ext_post(s, &wc, 1, post_rdma, &w);
+		expect_ok(&wc, "write before flush");
+		w.len = EXT_PART;
+		w.level = IBV_FLUSH_RANGE;
+		ext_post(s, &wc, 2, post_flush, &w);
+		expect_ok(&wc, "flush (range)");
+		if (wc.opcode != IBV_WC_FLUSH)
+			fail("flush completed as %s", op_name(wc.opcode));
+		w.addr = 0;
+		w.len = 0;
+		w.level = IBV_FLUSH_MR;
+		ext_post(s, &wc, 3, post_flush, &w);
+		expect_ok(&wc, "flush (region)");
+		printf("xfer: flushes done\n");
+	}
+	if (ops & OP_MW) {
+		uint32_t keys[2] = { peer->mw1_rkey, peer->mw2_rkey };
+
+		phase = "windows";
+		fill(local, 2 * EXT_PART, 0, op_key(seed, OP_MW));
+		/* Each window in 4 writes, then read back whole into the other
+		 * half of the buffer, which is cleared first. */
+		for (int k = 0; k < 2; k++) {
+			uint64_t base = peer->xaddr + (2 + k) * EXT_PART;
+
+			for (int j = 0; j < 4; j++) {
+				w = (struct ext_wr){ .rkey = keys[k], .addr = base + j * 1024,
+						     .rdma = IBV_WR_RDMA_WRITE,
+						     .sge = { (uintptr_t)(local + k * EXT_PART + j * 1024),
+							      1024, mr->lkey } };
+				ext_post(s, &wc, 10 + j, post_rdma, &w);
+				expect_ok(&wc, "write through a window");
+			}
+		}
+		memset(local, 0, 2 * EXT_PART);
+		for (int k = 0; k < 2; k++) {
+			w = (struct ext_wr){ .rkey = keys[k],
+					     .addr = peer->xaddr + (2 + k) * EXT_PART,
+					     .rdma = IBV_WR_RDMA_READ,
+					     .sge = { (uintptr_t)(local + k * EXT_PART), EXT_PART,
+						      mr->lkey } };
+			ext_post(s, &wc, 20 + k, post_rdma, &w);
+			expect_ok(&wc, "read through a window");
+		}
+		if (verify(local, 2 * EXT_PART, 0, op_key(seed, OP_MW)) >= 0)
+			fail("what was read back through the windows differs");
+		/* Past the type 2B window's end: refused by the responder. */
+		w = (struct ext_wr){ .rkey = keys[1], .addr = peer->xaddr + 3 * EXT_PART + 1,
+				     .rdma = IBV_WR_RDMA_WRITE,
+				     .sge = { (uintptr_t)local, EXT_PART, mr->lkey } };
+		ext_post(s, &wc, 30, post_rdma, &w);
+		if (wc.status != IBV_WC_REM_ACCESS_ERR)
+			fail("a write past a window completed with '%s', not a remote access error",
+			     ibv_wc_status_str(wc.status));
+		printf("xfer: windows: writes and reads verified, access past the end refused\n");
+	}
 }
 
 /* ---- the client ---- */
@@ -604,7 +899,7 @@ static int client(struct side *s, const char *host, const char *port, uint64_t b
 	xfer_all(fd, &peer, sizeof(peer), 0);
 	if (memcmp(peer.magic, MAGIC, 8))
 		fail("the server speaks another protocol");
-	connect_qp(s, &me, &peer, qp_timeout);
+	connect_qp(s, &me, &peer, qp_timeout, 0);
 	if (recv_byte(fd) != 'R')
 		fail("the server is not ready");
 	printf("xfer: client QP %u (PSN %u) <-> server QP %u (PSN %u), MTU %d, %zu messages per operation\n",
@@ -643,6 +938,15 @@ static int client(struct side *s, const char *host, const char *port, uint64_t b
 			fail("the server found a mismatch in the received messages");
 		printf("xfer: send %" PRIu64 " bytes verified (%.2f s)\n", bytes, now() - t);
 		total += bytes;
+	}
+	if (ops & OP_EXT) {
+		double t = now();
+
+		ext_client(s, &peer, ops, seed);
+		send_byte(fd, 'X');
+		if (recv_byte(fd) != 0)
+			fail("the server found a mismatch in its extra region");
+		printf("xfer: extra operations verified (%.2f s)\n", now() - t);
 	}
 	phase = "finishing";
 	send_byte(fd, 'Q');
@@ -733,6 +1037,7 @@ static int server(struct side *s, const char *port)
 	struct ibv_mr *wmr, *rmr, *smr;
 	uint8_t *wdst, *rsrc, *slots;
 	struct chunk *c;
+	struct ext x = { 0 };
 	size_t n;
 	int fd, rc = 0;
 	uint8_t cmd;
@@ -765,10 +1070,19 @@ static int server(struct side *s, const char *port)
 	me.wrkey = wmr->rkey;
 	me.raddr = (uintptr_t)rsrc;
 	me.rrkey = rmr->rkey;
+	if (peer.ops & OP_EXT) {
+		ext_open(s, &x, peer.ops);
+		me.xaddr = (uintptr_t)x.buf;
+		me.xrkey = x.mr->rkey;
+		me.mw1_rkey = x.mw1_rkey;
+		me.mw2_rkey = x.mw2_rkey;
+	}
 	xfer_all(fd, &me, sizeof(me), 1);
-	connect_qp(s, &me, &peer, 14);
+	connect_qp(s, &me, &peer, 14, peer.ops & OP_FLUSH ? IBV_ACCESS_FLUSH_GLOBAL : 0);
 	for (unsigned int i = 0; i < NRECV; i++)
 		post_recv(s, slots, smr, i);
+	if (peer.ops & OP_EXT)
+		bind_windows(s, &x);
 	send_byte(fd, 'R');
 
 	for (;;) {
@@ -793,6 +1107,13 @@ static int server(struct side *s, const char *port)
 			if (rc)
 				return rc;
 			printf("xfer: server: send %" PRIu64 " bytes verified\n", peer.bytes);
+		} else if (cmd == 'X') {
+			phase = "checking the extra region";
+			rc = ext_check(&x, peer.ops, peer.seed);
+			send_byte(fd, (uint8_t)rc);
+			if (rc)
+				return rc;
+			printf("xfer: server: extra operations verified\n");
 		} else if (cmd == 'Q') {
 			send_byte(fd, 0);
 			break;
@@ -817,8 +1138,14 @@ static unsigned int parse_ops(const char *s)
 			ops |= OP_READ;
 		else if (!strcmp(tok, "send"))
 			ops |= OP_SEND;
+		else if (!strcmp(tok, "awrite"))
+			ops |= OP_AWRITE;
+		else if (!strcmp(tok, "flush"))
+			ops |= OP_FLUSH;
+		else if (!strcmp(tok, "mw"))
+			ops |= OP_MW;
 		else
-			fail("unknown operation '%s' (write, read, send)", tok);
+			fail("unknown operation '%s' (write, read, send, awrite, flush, mw)", tok);
 	}
 	free(copy);
 	return ops;
@@ -829,7 +1156,8 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: rrxe_xfer -d DEV [-g GIDX] [-p PORT] [-t SECS]            (server)\n"
 		"       rrxe_xfer -d DEV [-g GIDX] [-p PORT] [-t SECS] [-b BYTES] [-s SEED]\n"
-		"                 [-o write,read,send] [-T QP_TIMEOUT] SERVER   (client)\n");
+		"                 [-o write,read,send,awrite,flush,mw] [-T QP_TIMEOUT] SERVER\n"
+		"                                                                  (client)\n");
 	exit(2);
 }
 
@@ -860,7 +1188,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	signal(SIGALRM, on_alarm);
 	alarm(timeout_s);
-	side_open(&s, dev, gidx);
+	/* The server learns the operations later; it needs no extended QP. */
+	side_open(&s, dev, gidx, optind == argc - 1 && (ops & OP_EXT));
 	if (optind == argc - 1)
 		rc = client(&s, argv[optind], port, bytes, seed, ops, qp_timeout);
 	else

@@ -202,7 +202,17 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
     let Some(f) = st.req.flights.get(i).copied() else {
         return;
     };
-    if f.op != FlightOp::Read || f.done {
+    if f.done {
+        return;
+    }
+    if f.op != FlightOp::Read {
+        // FLUSH and ATOMIC WRITE are answered by an empty READ response
+        // (C rxe): it acknowledges them.
+        if is_empty_read_ack(&f, pkt) {
+            if let Some(aeth) = pkt.headers.aeth {
+                on_ack(qp, st, psn, aeth.syndrome);
+            }
+        }
         return;
     }
     if !acked_before(qp, st, f.first_psn) {
@@ -263,6 +273,15 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
             st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
         }
     }
+}
+
+/// Whether `pkt`, a READ response to the flight `f`, is the answer C rxe
+/// gives to a FLUSH or an ATOMIC WRITE: a lone response without payload.
+fn is_empty_read_ack(f: &crate::req::Flight, pkt: &Packet<'_>) -> bool {
+    matches!(f.wc_opcode, IB_WC_FLUSH | IB_WC_ATOMIC_WRITE)
+        && pkt.info().is_first()
+        && pkt.info().is_last()
+        && pkt.payload.is_empty()
 }
 
 fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {

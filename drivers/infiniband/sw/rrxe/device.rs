@@ -512,6 +512,9 @@ impl Operations for RrxeDevice {
     }
 
     fn dereg_mr(mr: &Mr<Self>) -> Result {
+        // Refused while memory windows are bound (as rxe); afterwards no
+        // window can bind to it.
+        mr.inner.start_dereg()?;
         mr.device::<Self>().shared.mrs.remove(&mr.inner);
         // The data path only holds an MR while it copies, under RCU (see
         // destroy_qp): after a grace period the pages are ours to unpin.
@@ -563,7 +566,7 @@ impl Operations for RrxeDevice {
     }
 
     fn dealloc_mw(mw: &Mw<Self>) -> Result {
-        mw.device::<Self>().shared.mws.remove(&mw.inner);
+        mw.device::<Self>().shared.mws.dealloc(&mw.inner);
         Ok(())
     }
 

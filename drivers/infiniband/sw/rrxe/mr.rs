@@ -23,12 +23,15 @@ use crate::{
     key_table::{KeyTable, Keyed},
     logic::{
         keys::{fast_reg_key, Key, KeyKind},
-        mr::{check_reg_access, fast_reg_range, Chunk, MrError, MrRange, PageLayout, ATOMIC_SIZE},
+        mr::{
+            check_reg_access, fast_reg_range, Chunk, MrError, MrRange, PageLayout, ATOMIC_SIZE,
+            FLUSH_PERSISTENT,
+        },
     },
 };
 use core::{
     ops::Range,
-    sync::atomic::{AtomicUsize, Ordering},
+    sync::atomic::{AtomicU32, AtomicUsize, Ordering},
 };
 use kernel::{
     new_spinlock_irq,
@@ -50,7 +53,14 @@ pub(crate) struct MrInner {
     /// `rereg_mr` may move it.
     pd: AtomicUsize,
     mem: Memory,
+    /// Memory windows bound to the region, and [`DEREGISTERED`] once
+    /// `dereg_mr` has begun: see [`MrInner::bind_window`].
+    windows: AtomicU32,
 }
+
+/// In [`MrInner::windows`]: the region is being deregistered, nothing may
+/// bind to it any more.
+const DEREGISTERED: u32 = 1 << 31;
 
 /// What memory a region covers.
 enum Memory {
@@ -242,6 +252,12 @@ impl MrSpec {
         access: u32,
     ) -> Result<Self> {
         check_reg_access(access).map_err(reg_error)?;
+        // As rxe on pages that are not persistent memory, which is all
+        // rrxe ever registers: such a region cannot be flushed to
+        // persistence.
+        if access & FLUSH_PERSISTENT != 0 {
+            return Err(EINVAL);
+        }
         let umem = Umem::get(dev, start, length, access)?;
         Ok(Self {
             mem: SpecMemory::User {
@@ -356,6 +372,7 @@ impl MrSpec {
                 key,
                 pd: AtomicUsize::new(self.pd),
                 mem,
+                windows: AtomicU32::new(0),
             },
             GFP_KERNEL,
         )?)
@@ -476,6 +493,55 @@ impl MrInner {
             return Err(EINVAL);
         }
         range.check(va, len, need).map_err(|_| EACCES)
+    }
+
+    /// The range and rights of the region, for a window bind; `EINVAL` for
+    /// a fast MR that is not registered.
+    pub(crate) fn range(&self) -> Result<MrRange> {
+        self.current().map(|(_, range)| range)
+    }
+
+    /// Counts a memory window bound to the region. `EINVAL` once
+    /// deregistration has begun.
+    ///
+    /// A window holds a reference on its region while bound, and drops it
+    /// (and the count) with interrupts off, under its lock. Deregistration
+    /// only goes on when the count is zero ([`Self::start_dereg`], which
+    /// also stops new binds), and then waits for an RCU grace period before
+    /// it drops the region's own references: a window's reference is never
+    /// the last one, so the pages are never released in atomic context.
+    pub(crate) fn bind_window(&self) -> Result {
+        self.windows
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                // Far more windows than the MW range holds: refuse rather
+                // than reach the flag bit.
+                (n & DEREGISTERED == 0 && n < DEREGISTERED - 1).then_some(n + 1)
+            })
+            .map(|_| ())
+            .map_err(|_| EINVAL)
+    }
+
+    /// Uncounts a window [`Self::bind_window`] counted.
+    pub(crate) fn unbind_window(&self) {
+        let _ = self
+            .windows
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
+                (n & !DEREGISTERED != 0).then_some(n - 1)
+            });
+    }
+
+    /// Whether memory windows are bound to the region.
+    pub(crate) fn has_windows(&self) -> bool {
+        self.windows.load(Ordering::Acquire) & !DEREGISTERED != 0
+    }
+
+    /// `dereg_mr` begins: `EINVAL` (as rxe, IBA 10.6.7.2.6) while windows
+    /// are bound; otherwise no window can bind to the region any more.
+    pub(crate) fn start_dereg(&self) -> Result {
+        self.windows
+            .compare_exchange(0, DEREGISTERED, Ordering::AcqRel, Ordering::Acquire)
+            .map(|_| ())
+            .map_err(|_| EINVAL)
     }
 
     /// Where `[va, va + len)` lies in the region, without a key or access
@@ -604,11 +670,16 @@ impl MrInner {
     /// `LOCAL_INV`, or the invalidation of `SEND_WITH_INV`: if `key` is the
     /// MR's current key, the MR covers no memory until registered again;
     /// accesses in progress finish first. As in rxe, only fast MRs can be
-    /// invalidated: `EINVAL` for other regions and on a key mismatch.
+    /// invalidated: `EINVAL` for other regions, on a key mismatch and while
+    /// memory windows are bound to the region.
     /// Invalidating an MR that is not registered succeeds.
     pub(crate) fn invalidate(&self, key: u32) -> Result {
         let mut f = self.fast()?.lock();
         if !f.key.matches(key) {
+            return Err(EINVAL);
+        }
+        // As rxe: not while memory windows are bound to it.
+        if self.has_windows() {
             return Err(EINVAL);
         }
         f.valid = false;

@@ -336,8 +336,13 @@ fn classify(op: &SendOp) -> (u32, FlightOp, Option<ReqKind>) {
         SendOp::LocalInv { .. } => (IB_WC_LOCAL_INV, FlightOp::Local, None),
         SendOp::RegMr { .. } => (IB_WC_REG_MR, FlightOp::Local, None),
         SendOp::BindMw { .. } => (IB_WC_BIND_MW, FlightOp::Local, None),
-        SendOp::AtomicWrite { .. } => (IB_WC_ATOMIC_WRITE, FlightOp::Local, None),
-        SendOp::Flush { .. } => (IB_WC_FLUSH, FlightOp::Local, None),
+        // Both complete when acknowledged, like a WRITE.
+        SendOp::AtomicWrite { .. } => (
+            IB_WC_ATOMIC_WRITE,
+            FlightOp::SendWrite,
+            Some(ReqKind::AtomicWrite),
+        ),
+        SendOp::Flush { .. } => (IB_WC_FLUSH, FlightOp::SendWrite, Some(ReqKind::Flush)),
     }
 }
 
@@ -351,6 +356,10 @@ pub(crate) fn mem_status(e: MemError) -> u32 {
 
 /// Runs a local operation; its completion status.
 fn local_op(qp: &QpInner, op: &SendOp) -> u32 {
+    // BIND_MW, and LOCAL_INV of a window.
+    if let Some(status) = crate::mw::local_op(qp, op) {
+        return status;
+    }
     let mrs = &qp.dev.mrs;
     let ok = match *op {
         SendOp::LocalInv { rkey } => mrs.get(rkey).is_some_and(|mr| mr.invalidate(rkey).is_ok()),
@@ -362,8 +371,6 @@ fn local_op(qp: &QpInner, op: &SendOp) -> u32 {
                     .get_index(key)
                     .is_some_and(|mr| mr.in_pd(qp.pd) && mr.register_mapped(key, access).is_ok())
         }
-        // Memory windows, FLUSH and ATOMIC WRITE are not implemented yet:
-        // the WQE completes in error rather than pretending.
         _ => false,
     };
     if ok {
@@ -690,6 +697,9 @@ fn build_request(
                 hdrs.ieth = inv_rkey.map(|rkey| Ieth { rkey });
             }
             packet_span(w.length, st.mtu, idx).ok_or(IB_WC_LOC_LEN_ERR)?
+        }
+        SendOp::AtomicWrite { .. } | SendOp::Flush { .. } => {
+            crate::flush::request_headers(&w.op, &mut hdrs).ok_or(IB_WC_LOC_QP_OP_ERR)?
         }
         _ => return Err(IB_WC_LOC_QP_OP_ERR),
     };

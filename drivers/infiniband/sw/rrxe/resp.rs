@@ -22,6 +22,7 @@ use crate::{
         wqe,
     },
     mem::{self, MemError},
+    mw::resolve_rkey,
     net::{IpAddr, NetDev},
     proto::{
         headers::{Aeth, AtomicAckEth, Bth, NakCode, Syndrome},
@@ -78,6 +79,9 @@ pub(crate) enum Resource {
     /// An atomic and the value it found; `pending` while its ACK waits
     /// behind READ responses.
     Atomic { psn: Psn, orig: u64, pending: bool },
+    /// A FLUSH or ATOMIC WRITE, answered by an empty READ response;
+    /// `pending` while that waits behind READ responses.
+    Done { psn: Psn, pending: bool },
 }
 
 /// The responder's state, under the QP's lock.
@@ -162,6 +166,8 @@ enum Answer {
     Nak(NakCode),
     Rnr,
     AtomicAck(u64),
+    /// An empty READ response (FLUSH, ATOMIC WRITE).
+    EmptyRead,
 }
 
 /// Handles a request packet (the caller checked the QP type, state and
@@ -229,6 +235,7 @@ fn on_rc(
             send_ack(st, ndev, out, psn, Syndrome::RnrNak { timer });
         }
         Answer::AtomicAck(orig) => send_atomic_ack(st, ndev, out, psn, orig),
+        Answer::EmptyRead => send_empty_read(st, ndev, out, psn),
     }
 }
 
@@ -272,8 +279,21 @@ fn execute(
             Err(code) => Answer::Nak(code),
         };
     }
+    if info.is_flush() || info.is_atomic_write() {
+        return match crate::flush::execute(qp, st, pkt) {
+            Ok(()) => {
+                st.resp.psn = psn.next();
+                st.resp.msn = st.resp.msn.wrapping_add(1);
+                st.resp.nak_sent = false;
+                let depth = usize::from(st.attr.get().max_dest_rd_atomic);
+                let pending = st.reads_pending;
+                st.resp.add_resource(Resource::Done { psn, pending }, depth);
+                Answer::EmptyRead
+            }
+            Err(code) => Answer::Nak(code),
+        };
+    }
     if !info.is_send() && !info.is_write() {
-        // FLUSH and ATOMIC WRITE are not implemented.
         return Answer::Nak(NakCode::InvalidRequest);
     }
     match place(qp, st, rq, pkt, notify) {
@@ -375,6 +395,13 @@ fn write_payload(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<()
             if st.attr.get().qp_access_flags as u32 & REMOTE_WRITE == 0 {
                 return Err(Placement::Nak(NakCode::RemoteAccessError));
             }
+            // The whole message must be allowed before its first byte is
+            // placed (as rxe): a WRITE that runs past its region or window
+            // places nothing.
+            if reth.len > 0 {
+                resolve_rkey(qp, reth.rkey, reth.va, u64::from(reth.len), REMOTE_WRITE)
+                    .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;
+            }
             (reth.rkey, reth.va, reth.len)
         }
         _ => return Err(Placement::Nak(NakCode::InvalidRequest)),
@@ -383,10 +410,7 @@ fn write_payload(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<()
         return Err(Placement::Nak(NakCode::InvalidRequest));
     }
     if len > 0 || resid > 0 {
-        let (mr, at) = qp
-            .dev
-            .mrs
-            .lookup(rkey, qp.pd, va, u64::from(len), REMOTE_WRITE)
+        let (mr, at) = resolve_rkey(qp, rkey, va, u64::from(len), REMOTE_WRITE)
             .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;
         mr.write_at(at, pkt.payload)
             .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;
@@ -462,12 +486,18 @@ fn finish_recv(
     } else if let Some(ieth) = pkt.headers.ieth {
         c.ex = ieth.rkey;
         c.wc_flags |= IB_WC_WITH_INVALIDATE;
-        if let Some(mr) = qp.dev.mrs.get(ieth.rkey) {
+        if crate::mw::is_mw_key(ieth.rkey) {
+            // As rxe, a window that cannot be invalidated fails the
+            // receive (and the QP).
+            if c.status == IB_WC_SUCCESS && crate::mw::invalidate(qp, ieth.rkey, true).is_err() {
+                c.status = IB_WC_REM_INV_REQ_ERR;
+            }
+        } else if let Some(mr) = qp.dev.mrs.get(ieth.rkey) {
             let _ = mr.invalidate(ieth.rkey);
         }
     }
     post_recv_completion(qp, st, rq, &c, pkt.headers.bth.solicited, notify);
-    if status != IB_WC_SUCCESS {
+    if c.status != IB_WC_SUCCESS {
         st.enter_error = true;
     }
 }
@@ -504,9 +534,7 @@ fn start_read(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<u32, 
         return Err(NakCode::RemoteAccessError);
     }
     if reth.len > 0 {
-        qp.dev
-            .mrs
-            .lookup(reth.rkey, qp.pd, reth.va, u64::from(reth.len), REMOTE_READ)
+        resolve_rkey(qp, reth.rkey, reth.va, u64::from(reth.len), REMOTE_READ)
             .map_err(|_| NakCode::RemoteAccessError)?;
     }
     let npkts = packet_count(reth.len, st.mtu);
@@ -534,11 +562,8 @@ fn atomic(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<u64, NakC
     if a.va % 8 != 0 {
         return Err(NakCode::InvalidRequest);
     }
-    let (mr, at) = qp
-        .dev
-        .mrs
-        .lookup(a.rkey, qp.pd, a.va, 8, REMOTE_ATOMIC)
-        .map_err(|_| NakCode::RemoteAccessError)?;
+    let (mr, at) =
+        resolve_rkey(qp, a.rkey, a.va, 8, REMOTE_ATOMIC).map_err(|_| NakCode::RemoteAccessError)?;
     let op = if pkt.opcode() == Opcode::RcCompareSwap {
         AtomicOp::CmpSwap {
             compare: a.compare,
@@ -597,6 +622,12 @@ fn duplicate(st: &mut QpState_, pkt: &Packet<'_>, ndev: &NetDev, out: &mut Outbo
                 }
             }
         }
+        return;
+    }
+    if info.is_flush() || info.is_atomic_write() {
+        // Done already: answered again (even when its resource was reused,
+        // unlike rxe, which drops the duplicate then).
+        send_empty_read(st, ndev, out, psn);
         return;
     }
     if info.is_atomic() {
@@ -659,6 +690,25 @@ fn emit_atomic_ack(st: &QpState_, ndev: &NetDev, out: &mut Outbox, psn: Psn, ori
     }
 }
 
+fn send_empty_read(st: &QpState_, ndev: &NetDev, out: &mut Outbox, psn: Psn) {
+    if st.reads_pending {
+        // Sent in order by `send_read_responses` (the resource is pending).
+        return;
+    }
+    emit_empty_read(st, ndev, out, psn);
+}
+
+/// The answer to a FLUSH or ATOMIC WRITE, as C rxe gives it: a READ
+/// response (only) with an AETH and no payload.
+fn emit_empty_read(st: &QpState_, ndev: &NetDev, out: &mut Outbox, psn: Psn) {
+    let Some(path) = st.path else { return };
+    let mut hdrs = Headers::new(response_bth(st, Opcode::RcRdmaReadResponseOnly, psn));
+    hdrs.aeth = Some(Aeth::ack(st.resp.msn));
+    if let Ok(p) = xmit::build::<()>(ndev, &path, st.sport, hdrs, 0, |_| Ok(())) {
+        out.push(p);
+    }
+}
+
 /// Sends pending READ responses, oldest resource first, while the outbox
 /// has room. Returns whether some are still pending.
 pub(crate) fn send_read_responses(
@@ -685,6 +735,17 @@ pub(crate) fn send_read_responses(
                 *pending = false;
                 let (psn, orig) = (*psn, *orig);
                 emit_atomic_ack(st, ndev, out, psn, orig);
+            }
+            continue;
+        }
+        if let Some(Resource::Done { psn, pending }) = st.resp.res.get_mut(i) {
+            if *pending {
+                if !out.has_room() {
+                    return true;
+                }
+                *pending = false;
+                let psn = *psn;
+                emit_empty_read(st, ndev, out, psn);
             }
             continue;
         }
@@ -717,16 +778,13 @@ pub(crate) fn send_read_responses(
             if opcode.info().has(ExtHeader::Aeth) {
                 hdrs.aeth = Some(Aeth::ack(st.resp.msn));
             }
-            let mrs = &qp.dev.mrs;
-            let pd = qp.pd;
             let built = xmit::build(ndev, &path, st.sport, hdrs, plen as usize, |dst| {
                 if dst.is_empty() {
                     return Ok(());
                 }
                 let at_va = va.wrapping_add(u64::from(offset));
-                let (mr, at) = mrs
-                    .lookup(rkey, pd, at_va, dst.len() as u64, REMOTE_READ)
-                    .map_err(|_| ())?;
+                let (mr, at) =
+                    resolve_rkey(qp, rkey, at_va, dst.len() as u64, REMOTE_READ).map_err(|_| ())?;
                 mr.read_at(at, dst).map_err(|_| ())
             });
             match built {

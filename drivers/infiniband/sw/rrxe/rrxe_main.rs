@@ -17,6 +17,7 @@ mod counters;
 mod cq;
 mod device;
 mod events;
+mod flush;
 mod ib;
 mod irq_table;
 mod key_table;

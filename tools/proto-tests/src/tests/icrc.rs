@@ -53,6 +53,7 @@ fn model_icrc(ip: &[u8], udp: &[u8], ib: &[u8]) -> u32 {
     let mut udp = udp.to_vec();
     udp[6] = 0xff; // checksum
     udp[7] = 0xff;
+    let unmasked = ib;
     let mut ib = ib.to_vec();
     ib[4] = 0xff; // BTH resv8a (FECN, BECN, reserved)
 
@@ -60,6 +61,10 @@ fn model_icrc(ip: &[u8], udp: &[u8], ib: &[u8]) -> u32 {
     all.extend_from_slice(&ip);
     all.extend_from_slice(&udp);
     all.extend_from_slice(&ib);
+    // C rxe's RC FLUSH: the whole IB part again, unmasked.
+    if unmasked[0] == 0x1c {
+        all.extend_from_slice(unmasked);
+    }
     bitwise_crc32(&all)
 }
 
@@ -86,6 +91,29 @@ fn sample_ipv4() -> ([u8; 20], [u8; 8], Vec<u8>) {
     ];
     ib.extend_from_slice(b"hello\0\0\0");
     (ip, udp, ib)
+}
+
+/// C rxe computes an RC FLUSH's ICRC over the headers, then over the
+/// whole IB part again (its opcode table has no payload offset for FLUSH):
+/// what rxe sends and accepts.
+#[test]
+fn rc_flush_icrc_is_rxes() {
+    let (ip, udp, mut ib) = sample_ipv4();
+    ib.truncate(12);
+    ib[0] = 0x1c; // RC_FLUSH
+    ib[1] &= !0x30; // no pad
+    ib.extend_from_slice(&[0, 0, 0, 0x01]); // FETH: global, range
+    ib.extend_from_slice(&[0x11; 16]); // RETH
+    let mut crc = icrc_start(IpHeader::V4(&ip), &udp, ib[..12].try_into().unwrap());
+    crc.update(&ib[12..]);
+    crc.update(&ib);
+    let want = crc.finish();
+    assert_eq!(icrc(IpHeader::V4(&ip), &udp, &ib), Ok(want));
+    assert_eq!(model_icrc(&ip, &udp, &ib), want);
+    // Not the IBA's ICRC.
+    let mut iba = icrc_start(IpHeader::V4(&ip), &udp, ib[..12].try_into().unwrap());
+    iba.update(&ib[12..]);
+    assert_ne!(iba.finish(), want);
 }
 
 #[test]
@@ -291,7 +319,10 @@ proptest! {
         for (i, &(p, m)) in udp_m.iter().enumerate() {
             udp2[p] ^= noise[10 + i] & m;
         }
-        ib2[4] = noise[20];
+        // (C rxe's RC FLUSH covers its BTH a second time, unmasked.)
+        if ib2[0] != 0x1c {
+            ib2[4] = noise[20];
+        }
         prop_assert_eq!(icrc(ip_of(&ip2), &udp2, &ib2).unwrap(), want);
     }
 

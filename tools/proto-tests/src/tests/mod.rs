@@ -3,12 +3,14 @@
 //! Unit and property tests of the protocol and logic modules, plus the
 //! proptest strategies they share.
 
+mod flush;
 mod headers;
 mod icrc;
 mod keys;
 mod mad;
 mod mr;
 mod mtu;
+mod mw;
 mod opcode;
 mod packet;
 mod psn;

@@ -107,7 +107,20 @@ fn request_opcodes_per_transport() {
         request_opcode(Transport::Rc, ReqKind::FetchAdd, Position::Only),
         Some(Opcode::RcFetchAdd)
     );
+    assert_eq!(
+        request_opcode(Transport::Rc, ReqKind::Flush, Position::Only),
+        Some(Opcode::RcFlush)
+    );
+    assert_eq!(
+        request_opcode(Transport::Rc, ReqKind::AtomicWrite, Position::Only),
+        Some(Opcode::RcAtomicWrite)
+    );
     // What a transport does not have.
+    for kind in [ReqKind::Flush, ReqKind::AtomicWrite] {
+        assert_eq!(request_opcode(Transport::Uc, kind, Position::Only), None);
+        assert_eq!(request_opcode(Transport::Ud, kind, Position::Only), None);
+        assert_eq!(request_opcode(Transport::Rc, kind, Position::First), None);
+    }
     assert_eq!(request_opcode(Transport::Ud, send, Position::First), None);
     assert_eq!(
         request_opcode(Transport::Uc, ReqKind::Read, Position::Only),
@@ -140,6 +153,8 @@ fn every_request_opcode_is_a_request_of_its_transport() {
         ReqKind::Read,
         ReqKind::CmpSwap,
         ReqKind::FetchAdd,
+        ReqKind::Flush,
+        ReqKind::AtomicWrite,
     ];
     let positions = [
         Position::Only,

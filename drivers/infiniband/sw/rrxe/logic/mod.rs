@@ -22,11 +22,15 @@
 //! - [`flow`]: UDP source ports and the requester's PSN window.
 //! - [`wqe`]: decoding and checking the send and receive WQEs in a ring
 //!   slot.
+//! - [`mw`]: memory window binds and accesses through windows.
+//! - [`flush`]: the responder's rules for FLUSH and ATOMIC WRITE.
 
 pub(crate) mod flow;
+pub(crate) mod flush;
 pub(crate) mod keys;
 pub(crate) mod mad;
 pub(crate) mod mr;
+pub(crate) mod mw;
 pub(crate) mod qp_state;
 pub(crate) mod queue;
 pub(crate) mod segment;

@@ -31,6 +31,10 @@ pub(crate) enum ReqKind {
     CmpSwap,
     /// Atomic fetch and add (one packet).
     FetchAdd,
+    /// FLUSH (one packet, no payload; RC only).
+    Flush,
+    /// ATOMIC WRITE (one packet of 8 bytes; RC only).
+    AtomicWrite,
 }
 
 /// Where a packet is in its message.
@@ -141,6 +145,8 @@ const fn request_low_bits(kind: ReqKind, pos: Position) -> Option<u8> {
         (ReqKind::Read, Only) => 0x0c,
         (ReqKind::CmpSwap, Only) => 0x13,
         (ReqKind::FetchAdd, Only) => 0x14,
+        (ReqKind::Flush, Only) => 0x1c,
+        (ReqKind::AtomicWrite, Only) => 0x1d,
         _ => return None,
     })
 }

@@ -256,8 +256,17 @@ pub(crate) fn icrc_start(ip: IpHeader<'_>, udp: &[u8; UDP_HDR_LEN], bth: &[u8; B
     crc
 }
 
+/// The RC FLUSH opcode, whose ICRC C rxe computes its own way.
+const RC_FLUSH: u8 = 0x1c;
+
 /// Computes the ICRC of a packet whose IB part (BTH through pad, without
 /// the ICRC) is the contiguous slice `ib`.
+///
+/// For RC FLUSH, the ICRC is C rxe's rather than the IBA's: rxe's opcode
+/// table gives that opcode no payload offset, so its ICRC goes on over the
+/// "payload" at offset 0, which is the whole IB part again (BTH unmasked,
+/// FETH, RETH, pad) after the headers. rxe drops a FLUSH whose ICRC is
+/// computed otherwise, so this is the only one that interoperates.
 pub(crate) fn icrc(ip: IpHeader<'_>, udp: &[u8; UDP_HDR_LEN], ib: &[u8]) -> Result<u32, IcrcError> {
     let (bth, rest) = ib
         .split_first_chunk::<BTH_LEN>()
@@ -267,6 +276,9 @@ pub(crate) fn icrc(ip: IpHeader<'_>, udp: &[u8; UDP_HDR_LEN], ib: &[u8]) -> Resu
         })?;
     let mut crc = icrc_start(ip, udp, bth);
     crc.update(rest);
+    if bth[0] == RC_FLUSH {
+        crc.update(ib);
+    }
     Ok(crc.finish())
 }
 

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# The IBA 1.5 operations and memory windows across the wire: rrxe_xfer
+# (tools/testing/xfer) with `-o write,awrite,flush,mw` between two hosts
+# (namespaces h1 and h2 joined by a veth pair). The client sends ATOMIC
+# WRITEs and FLUSHes (range and whole region) to the server's memory, and
+# RDMA WRITEs and READs through a type 1 and a type 2B memory window the
+# server binds; both sides check every byte, and a WRITE past the type 2B
+# window must come back as a remote access error. With rrxe on either end
+# and rdma_rxe on the other, this checks that both directions interoperate:
+# opcodes, the FETH, the empty READ response that answers a FLUSH or an
+# ATOMIC WRITE, and window keys.
+#
+# usage: 14-ext-ops.sh [PAIR...]   (PAIR as in 11-traffic.sh: CLIENT-SERVER,
+#   default $RRXE_PAIRS, else rrxe-rrxe rrxe-rxe rxe-rrxe; rxe-rxe
+#   validates the test)
+. "$RRXE_TOP/tools/testing/lib.sh"
+. "$RRXE_TOP/tools/testing/traffic.sh"
+
+bytes=${RRXE_XFER_BYTES:-65536}
+
+pairs=()
+for a in "$@"; do
+	case $a in
+	rxe-rxe | rxe-rrxe | rrxe-rxe | rrxe-rrxe) pairs+=("$a") ;;
+	*) echo "# unknown pairing $a (rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe)"; exit 2 ;;
+	esac
+done
+[ ${#pairs[@]} = 0 ] && read -ra pairs <<<"${RRXE_PAIRS:-rrxe-rrxe rrxe-rxe rxe-rrxe}"
+
+if ! xfer=$(xfer_bin); then
+	not_ok "rrxe_xfer builds"
+	finish
+fi
+
+for pair in "${pairs[@]}"; do
+	echo "# --- $pair: client ${pair%-*} in h1, server ${pair#*-} in h2"
+	if ! pair_up "${pair%-*}" "${pair#*-}"; then
+		not_ok "$pair: setup"
+		pair_down
+		continue
+	fi
+	if run_traffic "$pair-ext" 240 "xfer: OK bytes=$bytes" \
+		"$xfer" -t 220 -- -b "$bytes" -s 3 -o write,awrite,flush,mw; then
+		ok "$pair: ATOMIC WRITE, FLUSH and memory windows, verified (${TRAFFIC_SECS}s)"
+	else
+		not_ok "$pair: ATOMIC WRITE, FLUSH and memory windows"
+	fi
+	grep '^xfer: ' "$TRAFFIC_TMP/$pair-ext.client" | sed 's/^/# /'
+	pair_down
+done
+
+rm -rf "$TRAFFIC_TMP"
+unload_drivers
+echo "# 14-ext-ops took ${SECONDS}s"
+finish
