@@ -373,6 +373,9 @@ proptest! {
         (ip, udp, ib) in arb_packet(),
         cuts in proptest::collection::vec(any::<prop::sample::Index>(), 0..6),
     ) {
+        // RC FLUSH's ICRC is C rxe's (headers twice), not the
+        // incremental IBA one this checks.
+        prop_assume!(ib[0] != 0x1c);
         let want = icrc(ip_of(&ip), &udp, &ib).unwrap();
         let (bth, rest) = ib.split_first_chunk::<12>().unwrap();
         let mut points: Vec<usize> = cuts.iter().map(|c| c.index(rest.len() + 1)).collect();
