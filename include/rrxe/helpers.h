@@ -128,8 +128,9 @@ struct socket;
 int rrxe_tx_sock_create(void (*write_space)(struct sock *sk),
 			struct socket **sockp);
 void rrxe_tx_sock_release(struct socket *sock);
-/* xchg() on sk_user_data; returns the previous value. */
+/* xchg() / cmpxchg() on sk_user_data; return the previous value. */
 void *rrxe_tx_sock_xchg_owner(struct socket *sock, void *owner);
+void *rrxe_tx_sock_cmpxchg_owner(struct socket *sock, void *old, void *owner);
 /* READ_ONCE() of sk_user_data, from a write_space callback. */
 void *rrxe_tx_sock_owner(const struct sock *sk);
 /* Bytes of skbs the socket still owns (sk_wmem_alloc_get()). */

@@ -389,6 +389,11 @@ void *rrxe_tx_sock_xchg_owner(struct socket *sock, void *owner)
 	return xchg(&sock->sk->sk_user_data, owner);
 }
 
+void *rrxe_tx_sock_cmpxchg_owner(struct socket *sock, void *old, void *owner)
+{
+	return cmpxchg(&sock->sk->sk_user_data, old, owner);
+}
+
 void *rrxe_tx_sock_owner(const struct sock *sk)
 {
 	return READ_ONCE(sk->sk_user_data);

@@ -100,8 +100,8 @@ pub(crate) use raw::{
     rrxe_skb_set_route, rrxe_udp_tunnel_open,
 };
 pub(crate) use raw::{
-    rrxe_skb_set_owner, rrxe_tx_sock_create, rrxe_tx_sock_owner, rrxe_tx_sock_release,
-    rrxe_tx_sock_wmem, rrxe_tx_sock_xchg_owner,
+    rrxe_skb_set_owner, rrxe_tx_sock_cmpxchg_owner, rrxe_tx_sock_create, rrxe_tx_sock_owner,
+    rrxe_tx_sock_release, rrxe_tx_sock_wmem, rrxe_tx_sock_xchg_owner,
 };
 
 // Constants of the data path.

@@ -7,9 +7,10 @@
 use super::{route::Dst, NetDev};
 use crate::sys;
 use core::{
+    ffi::c_void,
     marker::PhantomData,
     ptr::{self, NonNull},
-    sync::atomic::{AtomicBool, AtomicU32, AtomicU8, Ordering},
+    sync::atomic::{AtomicBool, AtomicU32, Ordering},
 };
 use kernel::{
     error::{code::*, to_result},
@@ -199,11 +200,6 @@ pub(crate) trait SkbOwner: Send + Sync + Sized {
     fn resume(this: ArcBorrow<'_, Self>);
 }
 
-/// States of an [`SkbAccount`]'s owner reference.
-const UNARMED: u8 = 0;
-const ARMED: u8 = 1;
-const CLOSED: u8 = 2;
-
 /// The buffers an owner `T` has in flight: each one charged with
 /// [`SkbAccount::charge`] is counted until the IP stack frees it (sent
 /// through the device, delivered locally, or dropped anywhere), when the
@@ -230,11 +226,11 @@ const CLOSED: u8 = 2;
 /// - `sock` is a socket from `rrxe_tx_sock_create` with [`write_space::<T>`]
 ///   as its `sk_write_space`; only `drop` releases it.
 /// - The socket's user data is null or a pointer from [`Arc::into_raw`] on
-///   an `Arc<T>` whose reference the account owns, and then `state` is
-///   [`ARMED`] (it may be `ARMED` a moment before the pointer is set).
-///   That `T`'s `skb_account()` is this account.
-/// - `state` only goes `UNARMED -> ARMED -> CLOSED` or `UNARMED -> CLOSED`;
-///   only the move to `ARMED` sets the user data, once.
+///   an `Arc<T>` whose reference the account owns; that `T`'s
+///   `skb_account()` is this account. It is set (from null) at most once
+///   before `closed`, and only taken out by `close`.
+/// - `armed` is only set once the user data is set; no buffer is charged
+///   before.
 pub(crate) struct SkbAccount<T: SkbOwner> {
     sock: NonNull<sys::socket>,
     /// Buffers charged and not yet freed (a hint: the stack may split the
@@ -242,7 +238,10 @@ pub(crate) struct SkbAccount<T: SkbOwner> {
     in_flight: AtomicU32,
     /// The owner paused at its high mark and waits for `resume`.
     paused: AtomicBool,
-    state: AtomicU8,
+    /// The socket's user data holds the owner.
+    armed: AtomicBool,
+    /// `close` was called: nothing is charged any more.
+    closed: AtomicBool,
     _owner: PhantomData<T>,
 }
 
@@ -266,7 +265,8 @@ impl<T: SkbOwner> SkbAccount<T> {
             sock,
             in_flight: AtomicU32::new(0),
             paused: AtomicBool::new(false),
-            state: AtomicU8::new(UNARMED),
+            armed: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
             _owner: PhantomData,
         })
     }
@@ -277,20 +277,28 @@ impl<T: SkbOwner> SkbAccount<T> {
     }
 
     /// Gives the socket a reference on `owner`, once; `false` once closed.
+    /// Whoever publishes it first wins; the others drop their copy. A
+    /// buffer is only charged once the reference is published, so every
+    /// hook finds it.
     fn arm(&self, owner: &Arc<T>) -> bool {
-        match self
-            .state
-            .compare_exchange(UNARMED, ARMED, Ordering::AcqRel, Ordering::Acquire)
-        {
-            Ok(_) => {}
-            Err(ARMED) => return true,
-            Err(_) => return false,
+        if self.closed.load(Ordering::Acquire) {
+            return false;
         }
-        let raw = Arc::into_raw(owner.clone()).cast_mut().cast();
-        // SAFETY: the socket is valid by the type invariants. Only the one
-        // caller that moved the state to `ARMED` gets here, so the user
-        // data was null and nothing is lost.
-        unsafe { sys::rrxe_tx_sock_xchg_owner(self.sock.as_ptr(), raw) };
+        if self.armed.load(Ordering::Acquire) {
+            return true;
+        }
+        let raw: *mut c_void = Arc::into_raw(owner.clone()).cast_mut().cast();
+        // SAFETY: the socket is valid by the type invariants; the user data
+        // only changes from null here, once.
+        let prev =
+            unsafe { sys::rrxe_tx_sock_cmpxchg_owner(self.sock.as_ptr(), ptr::null_mut(), raw) };
+        if prev.is_null() {
+            self.armed.store(true, Ordering::Release);
+        } else {
+            // SAFETY: `raw` came from `Arc::into_raw` just above and was not
+            // published.
+            drop(unsafe { Arc::<T>::from_raw(raw.cast_const().cast()) });
+        }
         true
     }
 
@@ -340,7 +348,7 @@ impl<T: SkbOwner> SkbAccount<T> {
     /// the owner. Sleeps. The owner's sending should have stopped first;
     /// a buffer charged concurrently is still waited for.
     pub(crate) fn close(&self) {
-        self.state.store(CLOSED, Ordering::Release);
+        self.closed.store(true, Ordering::Release);
         // SAFETY: the socket is valid by the type invariants.
         let owner = unsafe { sys::rrxe_tx_sock_xchg_owner(self.sock.as_ptr(), ptr::null_mut()) };
         self.drain();
