@@ -172,8 +172,12 @@ for t in "${pairs[@]}"; do
 	[ "${t#*-}" = rrxe ] && check_dmesg "$t: the port events were logged" "$DEV2: port Error"
 
 	# gone: the veth pair is deleted mid-transfer.
-	xfer_start "$t-gone" $((bytes * 8))
-	sleep 4
+	# Deleted once data moves: not while the tools still connect over TCP
+	# (which would only wait for a peer that is gone).
+	xfer_start "$t-gone" $((bytes * 4))
+	wait_for 60 grep -q '<-> server QP' "$XFER_OUT.client" ||
+		echo "# $t: the transfer did not start within 60 s"
+	sleep 3
 	t0=$SECONDS
 	check "$t: delete veth2 (and its peer) mid-transfer" ip -n h2 link del veth2
 	check "$t: $DEV1 is unregistered" gone "$DEV1" 100
