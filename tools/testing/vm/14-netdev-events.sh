@@ -19,8 +19,9 @@
 #            no route, so with it requesting the tools need only exit).
 #   gone     the veth pair is deleted mid-transfer: both devices are
 #            unregistered with QPs, timers, work and packets in flight.
-#            The tools must exit (with an error) within 60 s, the devices
-#            disappear, `rdma link` still answers, and the driver unloads.
+#            The client, in the middle of RDMA operations, must exit (with
+#            an error) within 60 s, the devices disappear, `rdma link` still
+#            answers, and the driver unloads.
 #
 # The harness fails the run on any KASAN, lockdep, refcount or kmemleak
 # report, so "the kernel stays clean" is checked throughout.
@@ -191,12 +192,22 @@ for t in "${pairs[@]}"; do
 	check "$t: delete veth2 (and its peer) mid-transfer" ip -n h2 link del veth2
 	check "$t: $DEV1 is unregistered" gone "$DEV1" 100
 	check "$t: $DEV2 is unregistered" gone "$DEV2" 100
-	xfer_wait
-	xfer_exited "$t: both rrxe_xfer sides exit (an error is expected)"
+	# The client is in the middle of RDMA operations: the device going away
+	# must end them. The server waits for its next command on the TCP
+	# connection, which died with the link: it may sit there until its own
+	# time limit, so it is only stopped, not judged.
+	wait "$XFER_CLI"
+	XFER_CRC=$?
 	took=$((SECONDS - t0))
-	echo "# $t: the tools ended ${took}s after the deletion (client exit $XFER_CRC, server exit $XFER_SRC)"
+	stop_after "$XFER_SRV" 10
+	XFER_SRC=$?
+	echo "# $t: the client ended ${took}s after the deletion (exit $XFER_CRC; server exit $XFER_SRC)"
 	grep -m1 -h 'FAIL' "$XFER_OUT.client" "$XFER_OUT.server" | sed 's/^/#   /'
-	check "$t: ... within 60 s, not by their own time limit" test "$took" -lt 60
+	case $XFER_CRC in
+	124 | 137) not_ok "$t: the client exits by itself (an error is expected)" ;;
+	*) ok "$t: the client exits by itself (an error is expected)" ;;
+	esac
+	check "$t: ... within 60 s, not by its own time limit" test "$took" -lt 60
 	check "$t: rdma link still answers" rdma link show
 	DEV1= DEV2=
 	pair_down
