@@ -119,6 +119,25 @@ int rrxe_udp_tunnel_open(struct net *net, bool ipv6, u16 port,
 /* rcu_dereference_sk_user_data(): call under RCU (as encap_rcv runs). */
 void *rrxe_sk_user_data(const struct sock *sk);
 
+struct socket;
+/*
+ * A kernel UDP socket (init_net, never bound or connected) that only owns
+ * transmitted skbs: @write_space runs from sock_wfree() as each is freed,
+ * while the socket still holds a write-memory reference. NULL user data.
+ */
+int rrxe_tx_sock_create(void (*write_space)(struct sock *sk),
+			struct socket **sockp);
+void rrxe_tx_sock_release(struct socket *sock);
+/* xchg() / cmpxchg() on sk_user_data; return the previous value. */
+void *rrxe_tx_sock_xchg_owner(struct socket *sock, void *owner);
+void *rrxe_tx_sock_cmpxchg_owner(struct socket *sock, void *old, void *owner);
+/* READ_ONCE() of sk_user_data, from a write_space callback. */
+void *rrxe_tx_sock_owner(const struct sock *sk);
+/* Bytes of skbs the socket still owns (sk_wmem_alloc_get()). */
+int rrxe_tx_sock_wmem(const struct socket *sock);
+/* skb_set_owner_w(): charges @skb to @sock until it is freed. */
+void rrxe_skb_set_owner(struct sk_buff *skb, struct socket *sock);
+
 /*
  * Output routes for UDP from @saddr to @daddr (network order) leaving through
  * device @oif. A dst reference, or an ERR_PTR.

@@ -13,11 +13,11 @@ use crate::{
         RecvWqe, RecvWrs, SendWqe, SendWrs, Sge, StoredQpAttr, Udata,
     },
     logic::{
-        flow::{qp_sport, udp_sport, MAX_UNACKED_PSNS},
+        flow::{qp_sport, skbs_may_resume, skbs_must_pause, udp_sport, MAX_UNACKED_PSNS},
         qp_state::{check_mask_supported, check_modify, AttrMask, QpState, QpStateError, QpType},
         queue::QueueType,
     },
-    net::NetDev,
+    net::{NetDev, SkbAccount, SkbOwner},
     params,
     path::Path,
     post::{self, SendLimits},
@@ -37,7 +37,7 @@ use core::sync::atomic::{AtomicU8, Ordering};
 use kernel::{
     impl_has_delayed_work, impl_has_work, new_delayed_work, new_spinlock_irq, new_work,
     prelude::*,
-    sync::{Arc, SpinLockIrq},
+    sync::{Arc, ArcBorrow, SpinLockIrq},
     workqueue::{self, DelayedWork, Work, WorkItem},
 };
 
@@ -199,6 +199,29 @@ pub(crate) struct QpInner {
     #[pin]
     rnr: DelayedWork<QpInner, 2>,
     runner: RunOnce,
+    /// The socket buffers this QP has in the IP stack.
+    tx: SkbAccount<QpInner>,
+}
+
+/// A QP's packets are counted while in the IP stack; the requester pauses
+/// above the high mark and is rescheduled (never run) from the buffers'
+/// destructor below the low mark.
+impl SkbOwner for QpInner {
+    fn skb_account(&self) -> &SkbAccount<Self> {
+        &self.tx
+    }
+
+    fn must_pause(in_flight: u32) -> bool {
+        skbs_must_pause(in_flight)
+    }
+
+    fn may_resume(in_flight: u32) -> bool {
+        skbs_may_resume(in_flight)
+    }
+
+    fn resume(this: ArcBorrow<'_, Self>) {
+        Arc::from(this).schedule();
+    }
 }
 
 impl_has_work! {
@@ -371,6 +394,7 @@ impl QpInner {
                 retransmit <- new_delayed_work!("rrxe_qp_retransmit"),
                 rnr <- new_delayed_work!("rrxe_qp_rnr"),
                 runner: RunOnce::new(),
+                tx: SkbAccount::new()?,
             }),
             GFP_KERNEL,
         )
@@ -609,12 +633,22 @@ impl QpInner {
     }
 
     /// `destroy_qp`: from now on nothing is posted or completed. Waits
-    /// for the QP's timers and queued work, which then find it destroyed.
+    /// for the QP's timers and queued work, which then find it destroyed,
+    /// then for its packets still in the IP stack to be freed (their
+    /// destructor may queue the work once more, hence the last flush).
     pub(crate) fn destroy(&self) {
         self.state.lock().destroyed = true;
         rt::flush_delayed_work::<_, 1>(self);
         rt::flush_delayed_work::<_, 2>(self);
         rt::flush_work::<_, 0>(self);
+        self.tx.close();
+        rt::flush_work::<_, 0>(self);
+    }
+
+    /// Whether the requester must wait for this QP's packets in the IP
+    /// stack to drain before building more.
+    pub(crate) fn tx_paused(&self) -> bool {
+        self.tx.must_pause()
     }
 
     /// `query_qp`: the attributes as set, the current state and the
@@ -824,7 +858,7 @@ impl QpInner {
             st.state = QpState::Err;
         }
         drop(st);
-        out.flush(ndev, &self.dev.counters);
+        out.flush(ndev, &self.dev.counters, self);
         if notify.send {
             self.send_cq.notify();
         }

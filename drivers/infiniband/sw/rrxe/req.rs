@@ -396,6 +396,11 @@ pub(crate) fn step(
         if st.req.rnr_wait || !st.can_send() {
             return ReqEnd::Idle;
         }
+        // Too many of this QP's packets in the IP stack: their destructor
+        // reschedules the QP.
+        if qp.tx_paused() {
+            return ReqEnd::Idle;
+        }
         if st.req.cursor >= st.req.flights.len() && !start_next(qp, st, sq) {
             return ReqEnd::Idle;
         }

@@ -338,6 +338,77 @@ void *rrxe_sk_user_data(const struct sock *sk)
 	return rcu_dereference_sk_user_data(sk);
 }
 
+#ifdef CONFIG_DEBUG_LOCK_ALLOC
+/* Transmit-only sockets get a class of their own, as C rxe's send sockets. */
+static struct lock_class_key rrxe_tx_sk_lock_key;
+static struct lock_class_key rrxe_tx_slock_key;
+
+static void rrxe_tx_sock_set_lock_class(struct sock *sk)
+{
+	if (WARN_ON_ONCE(!sock_allow_reclassification(sk)))
+		return;
+	sock_lock_init_class_and_name(sk,
+		"slock-AF_INET-RDMA-RRXE-TX", &rrxe_tx_slock_key,
+		"sk_lock-AF_INET-RDMA-RRXE-TX", &rrxe_tx_sk_lock_key);
+	/* As for the tunnel sockets: no module reference through sk_owner. */
+	sk_owner_put(sk);
+	sk_owner_clear(sk);
+}
+#else
+static void rrxe_tx_sock_set_lock_class(struct sock *sk)
+{
+}
+#endif
+
+int rrxe_tx_sock_create(void (*write_space)(struct sock *sk),
+			struct socket **sockp)
+{
+	struct socket *sock;
+	int err;
+
+	err = sock_create_kern(&init_net, AF_INET, SOCK_DGRAM, IPPROTO_UDP,
+			       &sock);
+	if (err)
+		return err;
+	rrxe_tx_sock_set_lock_class(sock->sk);
+	write_lock_bh(&sock->sk->sk_callback_lock);
+	sock->sk->sk_user_data = NULL;
+	WRITE_ONCE(sock->sk->sk_write_space, write_space);
+	write_unlock_bh(&sock->sk->sk_callback_lock);
+	*sockp = sock;
+	return 0;
+}
+
+void rrxe_tx_sock_release(struct socket *sock)
+{
+	sock_release(sock);
+}
+
+void *rrxe_tx_sock_xchg_owner(struct socket *sock, void *owner)
+{
+	return xchg(&sock->sk->sk_user_data, owner);
+}
+
+void *rrxe_tx_sock_cmpxchg_owner(struct socket *sock, void *old, void *owner)
+{
+	return cmpxchg(&sock->sk->sk_user_data, old, owner);
+}
+
+void *rrxe_tx_sock_owner(const struct sock *sk)
+{
+	return READ_ONCE(sk->sk_user_data);
+}
+
+int rrxe_tx_sock_wmem(const struct socket *sock)
+{
+	return sk_wmem_alloc_get(sock->sk);
+}
+
+void rrxe_skb_set_owner(struct sk_buff *skb, struct socket *sock)
+{
+	skb_set_owner_w(skb, sock->sk);
+}
+
 struct dst_entry *rrxe_route4(struct net *net, int oif, const u8 saddr[4],
 			      const u8 daddr[4])
 {

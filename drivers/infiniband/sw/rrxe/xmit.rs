@@ -10,14 +10,14 @@
 
 use crate::{
     counters::{Counter, Counters},
-    net::{send_udp, NetDev, SkBuff, UdpTx},
+    net::{send_udp, NetDev, SkBuff, SkbOwner, UdpTx},
     path::Path,
     proto::{
         icrc::{self, IpHeader},
         packet::{pad_len, Headers, ICRC_LEN},
     },
 };
-use kernel::prelude::*;
+use kernel::{prelude::*, sync::Arc};
 
 /// The RoCEv2 UDP port.
 pub(crate) const ROCE_PORT: u16 = 4791;
@@ -93,9 +93,11 @@ fn seal(ip: &[u8], udp: &[u8; 8], ib: &mut [u8]) {
 }
 
 impl TxPacket {
-    /// Sends the packet from `ndev`, counting it.
-    pub(crate) fn send(self, ndev: &NetDev, counters: &Counters) {
+    /// Sends the packet from `ndev`, counting it, charged to `owner` until
+    /// the IP stack frees it.
+    pub(crate) fn send<T: SkbOwner>(mut self, ndev: &NetDev, counters: &Counters, owner: &Arc<T>) {
         let len = self.skb.payload().len() as u64;
+        owner.skb_account().charge(owner, &mut self.skb);
         match send_udp(ndev, self.skb, &self.tx, seal) {
             Ok(()) => {
                 counters.add(Counter::SentPkts, 1);
@@ -137,11 +139,16 @@ impl Outbox {
         }
     }
 
-    /// Sends everything, in order.
-    pub(crate) fn flush(&mut self, ndev: &NetDev, counters: &Counters) {
+    /// Sends everything, in order, charged to `owner`.
+    pub(crate) fn flush<T: SkbOwner>(
+        &mut self,
+        ndev: &NetDev,
+        counters: &Counters,
+        owner: &Arc<T>,
+    ) {
         for slot in self.pkts.iter_mut().take(self.len) {
             if let Some(pkt) = slot.take() {
-                pkt.send(ndev, counters);
+                pkt.send(ndev, counters, owner);
             }
         }
         self.len = 0;

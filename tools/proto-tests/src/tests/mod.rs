@@ -3,6 +3,7 @@
 //! Unit and property tests of the protocol and logic modules, plus the
 //! proptest strategies they share.
 
+mod flow;
 mod flush;
 mod headers;
 mod icrc;

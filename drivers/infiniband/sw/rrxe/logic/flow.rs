@@ -14,6 +14,25 @@ pub(crate) const MAX_UNACKED_PSNS: u32 = 128;
 /// Most request packets between two ACK requests (as C rxe).
 pub(crate) const MAX_PKTS_PER_ACK: u32 = 64;
 
+/// Most socket buffers a QP has in the IP stack before its requester
+/// pauses (as C rxe's `RXE_INFLIGHT_SKBS_PER_QP_HIGH`).
+pub(crate) const INFLIGHT_SKBS_HIGH: u32 = 64;
+
+/// A paused requester resumes once fewer than this many of its QP's
+/// buffers are left in the IP stack (`RXE_INFLIGHT_SKBS_PER_QP_LOW`).
+pub(crate) const INFLIGHT_SKBS_LOW: u32 = 16;
+
+/// Whether a requester whose QP has `in_flight` buffers in the IP stack
+/// stops before building more.
+pub(crate) const fn skbs_must_pause(in_flight: u32) -> bool {
+    in_flight > INFLIGHT_SKBS_HIGH
+}
+
+/// Whether a paused requester goes on with `in_flight` buffers left.
+pub(crate) const fn skbs_may_resume(in_flight: u32) -> bool {
+    in_flight < INFLIGHT_SKBS_LOW
+}
+
 /// The flow label the RDMA core derives from a QP pair when the path has
 /// none (`rdma_calc_flow_label`).
 pub(crate) const fn flow_label(lqpn: u32, rqpn: u32) -> u32 {

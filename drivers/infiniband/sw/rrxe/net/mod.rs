@@ -33,6 +33,6 @@ pub(crate) use pernet::{Pernet, PernetEvents};
 #[allow(unused_imports)]
 pub(crate) use route::{send_udp, UdpTx};
 #[allow(unused_imports)]
-pub(crate) use skb::SkBuff;
+pub(crate) use skb::{SkBuff, SkbAccount, SkbOwner};
 #[allow(unused_imports)]
 pub(crate) use udp_tunnel::{RxDatagram, TunnelRecv, UdpTunnel};

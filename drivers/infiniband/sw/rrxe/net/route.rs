@@ -146,7 +146,8 @@ fn ipv6_header(tx: &UdpTx, payload_len: u16) -> [u8; IPV6_HLEN] {
 /// `ip6_local_out`, with no socket).
 ///
 /// Errors: `EINVAL` if `tx.src` and `tx.dst` differ in family or the buffer
-/// has too little headroom; the route lookup's error (`ENETUNREACH`,
+/// has too little headroom; `EMSGSIZE` if the IP datagram would be larger
+/// than `ndev`'s MTU; the route lookup's error (`ENETUNREACH`,
 /// `EHOSTUNREACH`, ...); `ENOBUFS` if the stack dropped the packet (the
 /// stack's congestion notification counts as sent). On error before sending,
 /// the buffer is freed. Callable from process and softirq context, not with
@@ -173,6 +174,12 @@ pub(crate) fn send_udp(
         (None, None) => IpHeader::V6(ipv6_header(tx, udp_len)),
         _ => return Err(EINVAL),
     };
+    // Never more than the device sends: with DF set the IP stack would drop
+    // the datagram anyway, after an ICMP "fragmentation needed" to ourselves.
+    let mtu = usize::try_from(ndev.mtu()).unwrap_or(usize::MAX);
+    if ip_len + usize::from(udp_len) > mtu {
+        return Err(EMSGSIZE);
+    }
 
     let dst = Dst::lookup(ndev, tx)?;
     skb.set_route(ndev, dst, v6);

@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! `struct sk_buff`: an owned socket buffer being built for transmission.
+//! `struct sk_buff`: an owned socket buffer being built for transmission,
+//! and [`SkbAccount`], which counts the buffers an owner has handed to the
+//! IP stack and hears back as each is freed.
 
 use super::{route::Dst, NetDev};
 use crate::sys;
-use core::ptr::NonNull;
+use core::{
+    ffi::c_void,
+    marker::PhantomData,
+    ptr::{self, NonNull},
+    sync::atomic::{AtomicBool, AtomicU32, Ordering},
+};
 use kernel::{
     error::{code::*, to_result},
     prelude::*,
+    sync::{Arc, ArcBorrow},
+    time::{delay::fsleep, Delta},
 };
 
 /// Length of a UDP header.
@@ -169,5 +178,240 @@ impl Drop for SkBuff {
     fn drop(&mut self) {
         // SAFETY: by the type invariants we own the only reference.
         unsafe { sys::rrxe_skb_free(self.skb.as_ptr()) };
+    }
+}
+
+/// An owner of transmitted socket buffers (a QP): charges them to its
+/// [`SkbAccount`] and is told when few enough are left in flight.
+pub(crate) trait SkbOwner: Send + Sync + Sized {
+    /// The account this owner charges its buffers to.
+    fn skb_account(&self) -> &SkbAccount<Self>;
+
+    /// Whether an owner with `in_flight` charged buffers stops sending.
+    fn must_pause(in_flight: u32) -> bool;
+
+    /// Whether a paused owner with `in_flight` buffers left may go on.
+    fn may_resume(in_flight: u32) -> bool;
+
+    /// Wakes a paused owner. Runs where the buffer is freed: softirq or
+    /// process context, with interrupts on but perhaps bottom halves off.
+    /// It must not sleep and should only schedule work: the stack may be
+    /// in the middle of sending on this CPU.
+    fn resume(this: ArcBorrow<'_, Self>);
+}
+
+/// The buffers an owner `T` has in flight: each one charged with
+/// [`SkbAccount::charge`] is counted until the IP stack frees it (sent
+/// through the device, delivered locally, or dropped anywhere), when the
+/// account's destructor hook runs and may resume a paused owner.
+///
+/// How: the account has a kernel socket of its own and charges buffers to
+/// it as any socket charges what it sends (`skb_set_owner_w`); the stack's
+/// destructor, `sock_wfree`, calls the socket's `sk_write_space`, which is
+/// ours, while it still holds a byte of the socket's write memory. So
+/// neither the skb's destructor nor its final release is module code: once
+/// the socket's write memory is back to zero, no buffer is charged and no
+/// hook is running. [`SkbAccount::close`] waits for exactly that, so after
+/// it nothing of this module runs for this account's buffers, and the
+/// module may go away.
+///
+/// The hook reaches the owner through the socket's user data, which holds
+/// a reference on the owner from the first charge until `close`: the owner
+/// cannot be freed while it has buffers in flight, and must call `close`
+/// (which sleeps) to give that reference back. An owner that never calls
+/// `close` after charging is leaked, never freed early.
+///
+/// # Invariants
+///
+/// - `sock` is a socket from `rrxe_tx_sock_create` with [`write_space::<T>`]
+///   as its `sk_write_space`; only `drop` releases it.
+/// - The socket's user data is null or a pointer from [`Arc::into_raw`] on
+///   an `Arc<T>` whose reference the account owns; that `T`'s
+///   `skb_account()` is this account. It is set (from null) at most once
+///   before `closed`, and only taken out by `close`.
+/// - `armed` is only set once the user data is set; no buffer is charged
+///   before.
+pub(crate) struct SkbAccount<T: SkbOwner> {
+    sock: NonNull<sys::socket>,
+    /// Buffers charged and not yet freed (a hint: the stack may split the
+    /// charge of one buffer over two, so it saturates at zero).
+    in_flight: AtomicU32,
+    /// The owner paused at its high mark and waits for `resume`.
+    paused: AtomicBool,
+    /// The socket's user data holds the owner.
+    armed: AtomicBool,
+    /// `close` was called: nothing is charged any more.
+    closed: AtomicBool,
+    _owner: PhantomData<T>,
+}
+
+// SAFETY: The socket is only used through thread-safe kernel calls
+// (`skb_set_owner_w`, atomic reads and cmpxchg of its user data), and the
+// owner it refers to is `Send + Sync`.
+unsafe impl<T: SkbOwner> Send for SkbAccount<T> {}
+// SAFETY: As above; every field is atomic or immutable.
+unsafe impl<T: SkbOwner> Sync for SkbAccount<T> {}
+
+impl<T: SkbOwner> SkbAccount<T> {
+    /// A new, empty account. Process context (it creates a socket).
+    pub(crate) fn new() -> Result<Self> {
+        let mut sock = ptr::null_mut();
+        // SAFETY: `write_space::<T>` has the signature the socket expects;
+        // `sock` is a valid place for the result.
+        to_result(unsafe { sys::rrxe_tx_sock_create(Some(write_space::<T>), &mut sock) })?;
+        let sock = NonNull::new(sock).ok_or(ENOMEM)?;
+        // INVARIANT: a fresh socket with our hook and no user data.
+        Ok(Self {
+            sock,
+            in_flight: AtomicU32::new(0),
+            paused: AtomicBool::new(false),
+            armed: AtomicBool::new(false),
+            closed: AtomicBool::new(false),
+            _owner: PhantomData,
+        })
+    }
+
+    /// Buffers in flight.
+    pub(crate) fn in_flight(&self) -> u32 {
+        self.in_flight.load(Ordering::Relaxed)
+    }
+
+    /// Gives the socket a reference on `owner`, once; `false` once closed.
+    /// Whoever publishes it first wins; the others drop their copy. A
+    /// buffer is only charged once the reference is published, so every
+    /// hook finds it.
+    fn arm(&self, owner: &Arc<T>) -> bool {
+        if self.closed.load(Ordering::Acquire) {
+            return false;
+        }
+        if self.armed.load(Ordering::Acquire) {
+            return true;
+        }
+        let raw: *mut c_void = Arc::into_raw(owner.clone()).cast_mut().cast();
+        // SAFETY: the socket is valid by the type invariants; the user data
+        // only changes from null here, once.
+        let prev =
+            unsafe { sys::rrxe_tx_sock_cmpxchg_owner(self.sock.as_ptr(), ptr::null_mut(), raw) };
+        if prev.is_null() {
+            self.armed.store(true, Ordering::Release);
+        } else {
+            // SAFETY: `raw` came from `Arc::into_raw` just above and was not
+            // published.
+            drop(unsafe { Arc::<T>::from_raw(raw.cast_const().cast()) });
+        }
+        true
+    }
+
+    /// Charges `skb`, which `owner` (whose account this is) is about to
+    /// send. After [`SkbAccount::close`] the buffer goes uncharged.
+    pub(crate) fn charge(&self, owner: &Arc<T>, skb: &mut SkBuff) {
+        if !self.arm(owner) {
+            return;
+        }
+        self.in_flight.fetch_add(1, Ordering::SeqCst);
+        // SAFETY: the buffer is valid and ours (type invariants of
+        // `SkBuff`), the socket is valid; the charge is undone by the
+        // stack's destructor wherever the buffer ends.
+        unsafe { sys::rrxe_skb_set_owner(skb.skb.as_ptr(), self.sock.as_ptr()) };
+    }
+
+    /// Whether the owner must stop sending now. When it must, the account
+    /// remembers it and [`SkbOwner::resume`] follows once enough buffers
+    /// are freed.
+    pub(crate) fn must_pause(&self) -> bool {
+        if !T::must_pause(self.in_flight.load(Ordering::Relaxed)) {
+            return false;
+        }
+        self.paused.store(true, Ordering::SeqCst);
+        // The buffers may all have been freed before the hooks could see
+        // the flag: look again, after setting it.
+        if T::may_resume(self.in_flight.load(Ordering::SeqCst)) {
+            self.paused.store(false, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+
+    /// One buffer freed; how many are left.
+    fn uncharge(&self) -> u32 {
+        let prev = self
+            .in_flight
+            .fetch_update(Ordering::SeqCst, Ordering::Relaxed, |n| {
+                Some(n.saturating_sub(1))
+            })
+            .unwrap_or(0);
+        prev.saturating_sub(1)
+    }
+
+    /// Charges nothing more, waits until every buffer charged is freed
+    /// (and our hook has returned for each), and drops the reference on
+    /// the owner. Sleeps. The owner's sending should have stopped first;
+    /// a buffer charged concurrently is still waited for.
+    pub(crate) fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        // SAFETY: the socket is valid by the type invariants.
+        let owner = unsafe { sys::rrxe_tx_sock_xchg_owner(self.sock.as_ptr(), ptr::null_mut()) };
+        self.drain();
+        self.paused.store(false, Ordering::Relaxed);
+        if !owner.is_null() {
+            // SAFETY: a non-null user data is an `Arc::into_raw` whose
+            // reference the account owns (type invariants); taken out
+            // above, so no later hook sees it, and the hooks that saw it
+            // have all returned (the socket's write memory drained).
+            drop(unsafe { Arc::<T>::from_raw(owner.cast_const().cast()) });
+        }
+    }
+
+    /// Sleeps until the socket owns no buffer any more.
+    fn drain(&self) {
+        let mut waited_ms: u32 = 0;
+        // SAFETY: the socket is valid by the type invariants.
+        while unsafe { sys::rrxe_tx_sock_wmem(self.sock.as_ptr()) } > 0 {
+            fsleep(Delta::from_millis(1));
+            waited_ms = waited_ms.saturating_add(1);
+            if waited_ms % 10_000 == 0 {
+                pr_warn!(
+                    "still waiting for {} transmitted buffers to be freed\n",
+                    self.in_flight()
+                );
+            }
+        }
+    }
+}
+
+impl<T: SkbOwner> Drop for SkbAccount<T> {
+    fn drop(&mut self) {
+        // Normally already closed by the owner; an account never armed has
+        // nothing to wait for.
+        self.close();
+        // SAFETY: the socket is valid and owns no buffer any more; nothing
+        // else refers to it.
+        unsafe { sys::rrxe_tx_sock_release(self.sock.as_ptr()) };
+    }
+}
+
+/// The socket's `sk_write_space`: a buffer charged to an [`SkbAccount<T>`]
+/// is being freed.
+///
+/// # Safety
+///
+/// Called only by `sock_wfree` on an account's socket, which holds a byte
+/// of the socket's write memory for the duration of the call.
+unsafe extern "C" fn write_space<T: SkbOwner>(sk: *mut sys::sock) {
+    // SAFETY: `sk` is valid for the call (the caller holds write memory).
+    let owner = unsafe { sys::rrxe_tx_sock_owner(sk) };
+    if owner.is_null() {
+        // Closing: nobody to count for or to wake.
+        return;
+    }
+    // SAFETY: by the invariants of `SkbAccount` a non-null user data is an
+    // `Arc::into_raw` whose reference the account holds; `close` drops it
+    // only once the write memory drained, which cannot happen before this
+    // call returns, and nothing makes a `UniqueArc` of a shared owner.
+    let owner = unsafe { ArcBorrow::<T>::from_raw(owner.cast_const().cast()) };
+    let account = owner.skb_account();
+    let left = account.uncharge();
+    if T::may_resume(left) && account.paused.swap(false, Ordering::SeqCst) {
+        T::resume(owner);
     }
 }

@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Netdev events under traffic. Two hosts (namespaces h1 and h2 joined by a
+# veth pair) with an RDMA device each move verified data with rrxe_xfer
+# (tools/testing/xfer) while the netdevs underneath change:
+#
+#   mtu      the MTU goes up to 9000, back, down to 1200 and up again, all
+#            above what the QPs' 1024-byte path MTU needs: the port's
+#            active MTU follows the netdev, the path MTU does not, and the
+#            transfer completes intact.
+#   mtu-low  the MTU drops to 600 for a second, below the path MTU: no
+#            packet larger than the netdev's MTU is sent (rrxe counts them
+#            in send_err), the requester retries, and the transfer either
+#            completes once the MTU is back or ends in a retry error. Both
+#            are fine; hanging is not.
+#   down     one end of the link goes down for a second: port ERR, then
+#            ACTIVE again, and with rrxe requesting the transfer recovers
+#            by retransmission (rdma_rxe fails the WQE whose packet finds
+#            no route, so with it requesting the tools need only exit).
+#   gone     the veth pair is deleted mid-transfer: both devices are
+#            unregistered with QPs, timers, work and packets in flight.
+#            The client, in the middle of RDMA operations, must exit (with
+#            an error) within 60 s, the devices disappear, `rdma link` still
+#            answers, and the driver unloads.
+#
+# The harness fails the run on any KASAN, lockdep, refcount or kmemleak
+# report, so "the kernel stays clean" is checked throughout.
+#
+# usage: 15-netdev-events.sh [PAIR...]   (CLIENT-SERVER as in 11-traffic:
+#   rrxe-rrxe, rxe-rrxe (rrxe responding), rrxe-rxe, rxe-rxe (rdma_rxe
+#   alone: the reference behaviour); default $RRXE_PAIRS, else
+#   "rrxe-rrxe rxe-rrxe rxe-rxe")
+. "$RRXE_TOP/tools/testing/lib.sh"
+. "$RRXE_TOP/tools/testing/traffic.sh"
+
+bytes=${RRXE_XFER_BYTES:-$((2 << 20))}
+pairs=()
+for a in "$@"; do
+	case $a in
+	rxe-rxe | rxe-rrxe | rrxe-rxe | rrxe-rrxe) pairs+=("$a") ;;
+	*) echo "# unknown pairing $a (rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe)"; exit 2 ;;
+	esac
+done
+[ ${#pairs[@]} = 0 ] && read -ra pairs <<<"${RRXE_PAIRS:-rrxe-rrxe rxe-rrxe rxe-rxe}"
+
+if ! xfer=$(xfer_bin); then
+	not_ok "rrxe_xfer builds"
+	finish
+fi
+
+# xfer_start NAME BYTES [CLIENT_ARGS...]: starts an rrxe_xfer server in
+# h2 and, once it listens, its client in h1, both in the background
+# (XFER_SRV, XFER_CLI), each giving up after 120 s (killed after 130 s).
+xfer_start() {
+	local name=$1 b=$2 port=$TRAFFIC_PORT
+	shift 2
+	TRAFFIC_PORT=$((TRAFFIC_PORT + 1))
+	XFER_OUT=$TRAFFIC_TMP/$name
+	ip netns exec h2 timeout -k 5 130 "$xfer" -t 120 -d "$DEV2" -g "$GID2" -p "$port" \
+		>"$XFER_OUT.server" 2>&1 &
+	XFER_SRV=$!
+	wait_for 30 tcp_listening h2 "$port" || echo "# $name: the server does not listen"
+	ip netns exec h1 timeout -k 5 130 "$xfer" -t 120 -d "$DEV1" -g "$GID1" -p "$port" \
+		-b "$b" -s 3 "$@" "$PAIR_IP2" >"$XFER_OUT.client" 2>&1 &
+	XFER_CLI=$!
+}
+
+# xfer_wait: waits for both sides; XFER_CRC and XFER_SRC are their exit
+# codes (124 or 137: killed by the timeout, i.e. hung).
+xfer_wait() {
+	wait "$XFER_CLI"
+	XFER_CRC=$?
+	stop_after "$XFER_SRV" 30
+	XFER_SRC=$?
+}
+
+# xfer_show: the tail of both outputs, as comments.
+xfer_show() {
+	echo "#   client (exit $XFER_CRC):"
+	tail -4 "$XFER_OUT.client" | sed 's/^/#     /'
+	echo "#   server (exit $XFER_SRC):"
+	tail -4 "$XFER_OUT.server" | sed 's/^/#     /'
+}
+
+# xfer_ok DESC: the transfer finished and every byte was verified.
+xfer_ok() {
+	if [ "$XFER_CRC" = 0 ] && [ "$XFER_SRC" = 0 ] &&
+		grep -q "xfer: OK bytes=$((3 * bytes))" "$XFER_OUT.client"; then
+		ok "$1"
+	else
+		not_ok "$1"
+		xfer_show
+	fi
+}
+
+# xfer_exited DESC: both sides ended by themselves (any exit status but a
+# kill by the timeout).
+xfer_exited() {
+	case "$XFER_CRC $XFER_SRC" in
+	*124* | *137*)
+		not_ok "$1"
+		xfer_show
+		;;
+	*)
+		ok "$1"
+		;;
+	esac
+}
+
+# set_mtu MTU: both ends of the link.
+set_mtu() {
+	ip -n h1 link set veth1 mtu "$1" && ip -n h2 link set veth2 mtu "$1"
+}
+
+# active_mtu DEV: the port's active MTU in bytes.
+active_mtu() {
+	devinfo_field "$1" active_mtu | awk '{ print $1 }'
+}
+
+# counter DEV NAME: a port counter (0 if the driver has none of that name).
+counter() {
+	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo 0
+}
+
+for t in "${pairs[@]}"; do
+	echo "# --- $t: client ${t%-*} in h1, server ${t#*-} in h2"
+	if ! pair_up "${t%-*}" "${t#*-}"; then
+		not_ok "$t: setup"
+		pair_down
+		continue
+	fi
+
+	# mtu: every change stays above what the path MTU needs.
+	xfer_start "$t-mtu" "$bytes"
+	sleep 3
+	seen=
+	for m in 9000 1500 1200 3000 1500; do
+		set_mtu "$m" || echo "# $t: cannot set MTU $m"
+		sleep 1
+		seen+=" $m:$(active_mtu "$DEV2")"
+	done
+	echo "# $t: netdev MTU:active MTU$seen"
+	check "$t: active MTU follows the netdev (9000 -> 4096, 1500 -> 1024)" \
+		sh -c "echo '$seen' | grep -q ' 9000:4096 1500:1024 ' && echo '$seen' | grep -q ' 3000:2048'"
+	xfer_wait
+	xfer_ok "$t: rrxe_xfer intact across MTU changes above the path MTU"
+
+	# mtu-low: a second below the path MTU.
+	err1=$(counter "$DEV1" send_err) err2=$(counter "$DEV2" send_err)
+	xfer_start "$t-mtu-low" "$bytes" -T 17
+	sleep 3
+	set_mtu 600
+	sleep 1
+	set_mtu 1500
+	xfer_wait
+	xfer_exited "$t: rrxe_xfer ends by itself after a second of MTU 600"
+	if [ "$XFER_CRC" = 0 ]; then
+		echo "# $t: the transfer recovered once the MTU was back"
+	else
+		echo "# $t: the transfer failed: $(grep -m1 'FAIL' "$XFER_OUT.client")"
+	fi
+	echo "# $t: send_err $DEV1 $err1 -> $(counter "$DEV1" send_err), $DEV2 $err2 -> $(counter "$DEV2" send_err)"
+
+	# down: the link goes down for a second.
+	xfer_start "$t-down" "$bytes" -T 17
+	sleep 3
+	check "$t: veth2 down" ip -n h2 link set veth2 down
+	check "$t: $DEV2's port leaves ACTIVE" \
+		wait_for 5 sh -c "! grep -q ACTIVE /sys/class/infiniband/$DEV2/ports/1/state"
+	sleep 1
+	check "$t: veth2 up" ip -n h2 link set veth2 up
+	check "$t: $DEV2's port is ACTIVE again" port_active "$DEV2"
+	xfer_wait
+	if [ "${t%-*}" = rrxe ]; then
+		xfer_ok "$t: rrxe_xfer recovers from a second of link down"
+	else
+		# rdma_rxe fails a WQE whose packet cannot be sent (no route while
+		# the link is down), which takes its QP to the error state.
+		xfer_exited "$t: rrxe_xfer ends by itself after a second of link down"
+		[ "$XFER_CRC" = 0 ] || echo "# $t: rdma_rxe's requester gave up: $(grep -m1 'FAIL' "$XFER_OUT.client")"
+	fi
+	[ "${t#*-}" = rrxe ] && check_dmesg "$t: the port events were logged" "$DEV2: port Error"
+
+	# gone: the veth pair is deleted mid-transfer.
+	# Deleted once data moves: not while the tools still connect over TCP
+	# (which would only wait for a peer that is gone).
+	xfer_start "$t-gone" $((bytes * 4))
+	wait_for 60 grep -q '<-> server QP' "$XFER_OUT.client" ||
+		echo "# $t: the transfer did not start within 60 s"
+	sleep 3
+	t0=$SECONDS
+	check "$t: delete veth2 (and its peer) mid-transfer" ip -n h2 link del veth2
+	check "$t: $DEV1 is unregistered" gone "$DEV1" 100
+	check "$t: $DEV2 is unregistered" gone "$DEV2" 100
+	# The client is in the middle of RDMA operations: the device going away
+	# must end them. The server waits for its next command on the TCP
+	# connection, which died with the link: it may sit there until its own
+	# time limit, so it is only stopped, not judged.
+	wait "$XFER_CLI"
+	XFER_CRC=$?
+	took=$((SECONDS - t0))
+	stop_after "$XFER_SRV" 10
+	XFER_SRC=$?
+	echo "# $t: the client ended ${took}s after the deletion (exit $XFER_CRC; server exit $XFER_SRC)"
+	grep -m1 -h 'FAIL' "$XFER_OUT.client" "$XFER_OUT.server" | sed 's/^/#   /'
+	case $XFER_CRC in
+	124 | 137) not_ok "$t: the client exits by itself (an error is expected)" ;;
+	*) ok "$t: the client exits by itself (an error is expected)" ;;
+	esac
+	check "$t: ... within 60 s, not by its own time limit" test "$took" -lt 60
+	check "$t: rdma link still answers" rdma link show
+	DEV1= DEV2=
+	pair_down
+done
+
+rm -rf "$TRAFFIC_TMP"
+if [ -d /sys/module/rrxe ]; then
+	check "rmmod rrxe after it all" rmmod rrxe
+fi
+unload_drivers
+echo "# 15-netdev-events took ${SECONDS}s"
+finish
