@@ -41,11 +41,14 @@ known_gaps=(
 	# ATOMIC_WRITE (IBV_WR_ATOMIC_WRITE).
 	test_qpex.QpExTestCase.test_qp_ex_rc_atomic_write
 )
-# Not implemented, and not in the works: multicast (attach_mcast; rdma_cm
-# UD multicast joins with traffic). Treated as the known gaps are.
+# Not implemented, and not in the works: multicast (attach_mcast): rdma_cm
+# UD multicast joins with traffic, and a join, leave and send after the
+# leave (whose join fails with RDMA_CM_EVENT_MULTICAST_ERROR on rrxe, or
+# once in a while passes). Treated as the known gaps are.
 not_implemented=(
 	test_rdmacm.CMTestCase.test_rdmacm_async_multicast_traffic
 	test_rdmacm.CMTestCase.test_rdmacm_async_ex_multicast_traffic
+	test_rdmacm.CMTestCase.test_rdmacm_async_ex_leave_multicast_traffic
 )
 declare -A gap
 for t in "${known_gaps[@]}" "${not_implemented[@]}"; do gap[$t]=1; done
