@@ -146,9 +146,9 @@ for id in "${ids[@]}"; do
 			ok "$t: both skip ($ref: $rwhy; $dut: $dwhy)"
 		fi
 	elif [ "$d" = pass ] && [ "$r" != pass ]; then
-		# rrxe does more than rdma_rxe (e.g. rereg_mr, which rdma_rxe
-		# refuses, so the suite skips), or rdma_rxe fails a test itself
-		# (e.g. test_resize_cq losing a completion as "queue full").
+		# rrxe does more than rdma_rxe, or rdma_rxe fails a test
+		# itself (e.g. test_resize_cq losing a completion as "queue
+		# full").
 		better=$((better + 1))
 		ok "$t: $dut pass, $ref $r ($rwhy)"
 	else
