@@ -128,7 +128,7 @@ rxe_and_rrxe() {
 }
 
 # ns_veth_pair: namespaces ref and dut joined by a veth pair, a0 in ref at
-# 198.18.0.1, b0 in dut at 198.18.0.2, both up.
+# 198.18.0.1, b0 in dut at 198.18.0.2, both up, and lo up in both.
 ns_veth_pair() {
 	ip netns add $REF_NS
 	ip netns add $DUT_NS
@@ -137,6 +137,11 @@ ns_veth_pair() {
 	ip -n $DUT_NS addr add 198.18.0.2/24 dev b0
 	ip -n $REF_NS link set a0 up
 	ip -n $DUT_NS link set b0 up
+	# A namespace's lo starts down. rrxe sends packets for its own address
+	# (two QPs of one device) through the IP stack, which delivers them on
+	# lo; rdma_rxe short-cuts them inside the driver. Up, as in any host.
+	ip -n $REF_NS link set lo up
+	ip -n $DUT_NS link set lo up
 }
 
 # rxe_and_rrxe_teardown REF DUT: undoes rxe_and_rrxe; problems are comments.

@@ -10,12 +10,21 @@
  * Checks that depend on whether the device moves data (posted sends on a
  * QP connected to itself complete or stay queued) accept both outcomes and
  * log what happened.
+ *
+ * test_frwr() moves data: two RC QPs on the device, connected to each other
+ * through the device's own RoCEv2 IPv4 GID, do what NVMe-oF/RDMA and
+ * NFS/RDMA do with fast registration: REG_MR work requests, RDMA WRITE and
+ * READ through the registered rkey (bytes checked), SEND_WITH_INV
+ * invalidating the peer's rkey, a WRITE with that rkey refused, LOCAL_INV
+ * and registration again under a new key (ib_update_fast_reg_key).
  */
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/ib_cache.h>
+#include <linux/etherdevice.h>
+#include <net/ipv6.h>
 
 static char *dev = "rrxe0";
 module_param(dev, charp, 0444);
@@ -36,15 +45,17 @@ struct env {
 	struct ib_pd *pd;
 	struct ib_cq *cq;
 	union ib_gid gid;
+	int gid_index;
+	u8 mac[ETH_ALEN];	/* the GID's netdev's */
 	void *buf;
 };
 
-/* Polls until @want completions arrived or about a second passed. */
-static int poll_n(struct ib_cq *cq, struct ib_wc *wc, int want)
+/* Polls until @want completions arrived or about @ms milliseconds passed. */
+static int poll_n_for(struct ib_cq *cq, struct ib_wc *wc, int want, int ms)
 {
 	int got = 0, tries;
 
-	for (tries = 0; tries < 100 && got < want; tries++) {
+	for (tries = 0; tries < ms / 10 && got < want; tries++) {
 		int n = ib_poll_cq(cq, want - got, wc + got);
 
 		if (n < 0)
@@ -56,36 +67,53 @@ static int poll_n(struct ib_cq *cq, struct ib_wc *wc, int want)
 	return got;
 }
 
+static int poll_n(struct ib_cq *cq, struct ib_wc *wc, int want)
+{
+	return poll_n_for(cq, wc, want, 1000);
+}
+
 static void fill_av(struct env *e, struct rdma_ah_attr *ah)
 {
 	memset(ah, 0, sizeof(*ah));
 	ah->type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(ah, 1);
 	rdma_ah_set_ah_flags(ah, IB_AH_GRH);
-	rdma_ah_set_grh(ah, &e->gid, 0, 1, 64, 0);
+	rdma_ah_set_grh(ah, &e->gid, 0, e->gid_index, 64, 0);
+	/*
+	 * ib_modify_qp leaves the resolution of the destination MAC to kernel
+	 * callers (rdma_cm does it): our own. rdma_rxe short-cuts packets to
+	 * its own MAC; with any other it sends them out on the wire.
+	 */
+	memcpy(ah->roce.dmac, e->mac, ETH_ALEN);
 }
 
-static int to_init(struct ib_qp *qp, bool rc)
+static int to_init_access(struct ib_qp *qp, bool rc, int access)
 {
 	struct ib_qp_attr a = {
 		.qp_state = IB_QPS_INIT, .port_num = 1, .pkey_index = 0,
-		.qp_access_flags = IB_ACCESS_LOCAL_WRITE, .qkey = 0x11111111,
+		.qp_access_flags = access, .qkey = 0x11111111,
 	};
 
 	return ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_PORT | IB_QP_PKEY_INDEX |
 			    (rc ? IB_QP_ACCESS_FLAGS : IB_QP_QKEY));
 }
 
-static int rc_to_rts(struct env *e, struct ib_qp *qp)
+static int to_init(struct ib_qp *qp, bool rc)
+{
+	return to_init_access(qp, rc, IB_ACCESS_LOCAL_WRITE);
+}
+
+/* RESET to RTS, connected to @dest (on the same device), with @access. */
+static int rc_connect(struct env *e, struct ib_qp *qp, u32 dest, int access)
 {
 	struct ib_qp_attr a = {};
-	int ret = to_init(qp, true);
+	int ret = to_init_access(qp, true, access);
 
 	if (ret)
 		return ret;
 	a.qp_state = IB_QPS_RTR;
 	a.path_mtu = IB_MTU_1024;
-	a.dest_qp_num = qp->qp_num;
+	a.dest_qp_num = dest;
 	a.max_dest_rd_atomic = 1;
 	a.min_rnr_timer = 12;
 	fill_av(e, &a.ah_attr);
@@ -105,11 +133,17 @@ static int rc_to_rts(struct env *e, struct ib_qp *qp)
 			    IB_QP_MAX_QP_RD_ATOMIC);
 }
 
-static struct ib_qp *make_qp(struct env *e, enum ib_qp_type type,
-			     struct ib_srq *srq)
+/* RESET to RTS, connected to itself. */
+static int rc_to_rts(struct env *e, struct ib_qp *qp)
+{
+	return rc_connect(e, qp, qp->qp_num, IB_ACCESS_LOCAL_WRITE);
+}
+
+static struct ib_qp *make_qp_on(struct env *e, enum ib_qp_type type,
+				struct ib_srq *srq, struct ib_cq *cq)
 {
 	struct ib_qp_init_attr init = {
-		.qp_type = type, .send_cq = e->cq, .recv_cq = e->cq, .srq = srq,
+		.qp_type = type, .send_cq = cq, .recv_cq = cq, .srq = srq,
 		.sq_sig_type = IB_SIGNAL_ALL_WR,
 		.cap = { .max_send_wr = 8, .max_recv_wr = srq ? 0 : 8,
 			 .max_send_sge = 2, .max_recv_sge = srq ? 0 : 2,
@@ -117,6 +151,12 @@ static struct ib_qp *make_qp(struct env *e, enum ib_qp_type type,
 	};
 
 	return ib_create_qp(e->pd, &init);
+}
+
+static struct ib_qp *make_qp(struct env *e, enum ib_qp_type type,
+			     struct ib_srq *srq)
+{
+	return make_qp_on(e, type, srq, e->cq);
 }
 
 static struct ib_recv_wr *recv_wr(struct env *e, struct ib_recv_wr *wr,
@@ -276,6 +316,303 @@ static void test_fast_reg(struct env *e)
 		ib_dereg_mr(mr);
 }
 
+/*
+ * Fast registration with traffic: two RC QPs connected to each other on the
+ * device. A is the initiator (NVMe-oF's host, NFS's client): it sends and
+ * reads and writes through B's fast-registered rkey, as a target does with
+ * the keys a host advertises.
+ */
+#define FRWR_PAGES 4
+#define FRWR_WAIT_MS 5000
+#define REMOTE_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \
+		       IB_ACCESS_REMOTE_READ)
+
+struct frwr {
+	struct env *e;
+	struct ib_cq *cqa, *cqb;
+	struct ib_qp *a, *b;
+	struct ib_mr *mra, *mrb;
+	u8 *bufa, *bufb;	/* FRWR_PAGES pages each */
+	struct scatterlist sga[FRWR_PAGES], sgb[FRWR_PAGES];
+	bool mapped_a, mapped_b;
+};
+
+/* Posts @wr (signaled) and waits for its completion in @cq. */
+static int post_wait(struct ib_qp *qp, struct ib_cq *cq, struct ib_send_wr *wr,
+		     struct ib_wc *wc)
+{
+	const struct ib_send_wr *bad = NULL;
+	int ret;
+
+	wr->send_flags |= IB_SEND_SIGNALED;
+	ret = ib_post_send(qp, wr, &bad);
+	if (ret)
+		return ret;
+	ret = poll_n_for(cq, wc, 1, FRWR_WAIT_MS);
+	if (ret < 0)
+		return ret;
+	return ret == 1 ? 0 : -ETIMEDOUT;
+}
+
+/*
+ * Maps @sg (@n pages, DMA-mapped already) into @mr and registers it with a
+ * REG_MR work request on @qp: the ULP's ib_map_mr_sg + IB_WR_REG_MR.
+ */
+static bool frwr_register(struct ib_qp *qp, struct ib_cq *cq, struct ib_mr *mr,
+			  struct scatterlist *sg, int n, int access,
+			  const char *what)
+{
+	struct ib_reg_wr reg = {
+		.wr = { .wr_id = 100, .opcode = IB_WR_REG_MR },
+		.mr = mr, .key = mr->rkey, .access = access,
+	};
+	struct ib_wc wc = {};
+	int mapped, ret;
+
+	mapped = ib_map_mr_sg(mr, sg, n, NULL, PAGE_SIZE);
+	CHECK(mapped == n && mr->length == n * PAGE_SIZE,
+	      "%s: map_mr_sg of %d pages (%d, length %llu)", what, n, mapped,
+	      mr->length);
+	if (mapped != n)
+		return false;
+	ret = post_wait(qp, cq, &reg.wr, &wc);
+	CHECK(!ret && wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_REG_MR &&
+	      wc.wr_id == 100, "%s: REG_MR key %#x completes (%d, status %d, opcode %d)",
+	      what, mr->rkey, ret, wc.status, wc.opcode);
+	return !ret && wc.status == IB_WC_SUCCESS;
+}
+
+static void fill(u8 *p, size_t len, u8 seed)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (u8)(seed + i * 7 + (i >> 8));
+}
+
+/* A's RDMA WRITE of @len bytes from its @lkey at @laddr to @raddr/@rkey. */
+static int frwr_write(struct frwr *f, u64 laddr, u32 lkey, u64 raddr, u32 rkey,
+		      u32 len, enum ib_wr_opcode op, struct ib_wc *wc)
+{
+	struct ib_sge sge = { .addr = laddr, .length = len, .lkey = lkey };
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = 200 + op, .opcode = op, .sg_list = &sge,
+			.num_sge = 1 },
+		.remote_addr = raddr, .rkey = rkey,
+	};
+
+	memset(wc, 0, sizeof(*wc));
+	return post_wait(f->a, f->cqa, &wr.wr, wc);
+}
+
+static bool frwr_setup(struct frwr *f)
+{
+	struct env *e = f->e;
+	int i, ret;
+
+	f->bufa = (u8 *)__get_free_pages(GFP_KERNEL | __GFP_ZERO, get_order(FRWR_PAGES * PAGE_SIZE));
+	f->bufb = (u8 *)__get_free_pages(GFP_KERNEL | __GFP_ZERO, get_order(FRWR_PAGES * PAGE_SIZE));
+	CHECK(f->bufa && f->bufb, "frwr: buffers");
+	if (!f->bufa || !f->bufb)
+		return false;
+	sg_init_table(f->sga, FRWR_PAGES);
+	sg_init_table(f->sgb, FRWR_PAGES);
+	for (i = 0; i < FRWR_PAGES; i++) {
+		sg_set_buf(&f->sga[i], f->bufa + i * PAGE_SIZE, PAGE_SIZE);
+		sg_set_buf(&f->sgb[i], f->bufb + i * PAGE_SIZE, PAGE_SIZE);
+	}
+	f->mapped_a = ib_dma_map_sg(e->ibdev, f->sga, FRWR_PAGES, DMA_BIDIRECTIONAL) == FRWR_PAGES;
+	f->mapped_b = ib_dma_map_sg(e->ibdev, f->sgb, FRWR_PAGES, DMA_BIDIRECTIONAL) == FRWR_PAGES;
+	CHECK(f->mapped_a && f->mapped_b, "frwr: dma_map_sg");
+	if (!f->mapped_a || !f->mapped_b)
+		return false;
+
+	f->cqa = ib_alloc_cq(e->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	f->cqb = ib_alloc_cq(e->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	CHECK(!IS_ERR(f->cqa) && !IS_ERR(f->cqb), "frwr: two CQs");
+	if (IS_ERR(f->cqa) || IS_ERR(f->cqb))
+		return false;
+	f->a = make_qp_on(e, IB_QPT_RC, NULL, f->cqa);
+	f->b = make_qp_on(e, IB_QPT_RC, NULL, f->cqb);
+	CHECK(!IS_ERR(f->a) && !IS_ERR(f->b), "frwr: two RC QPs");
+	if (IS_ERR(f->a) || IS_ERR(f->b))
+		return false;
+	ret = rc_connect(e, f->a, f->b->qp_num, REMOTE_ACCESS);
+	CHECK(!ret, "frwr: QP %#x connected to QP %#x (%d)", f->a->qp_num, f->b->qp_num, ret);
+	if (ret)
+		return false;
+	ret = rc_connect(e, f->b, f->a->qp_num, REMOTE_ACCESS);
+	CHECK(!ret, "frwr: QP %#x connected to QP %#x (%d)", f->b->qp_num, f->a->qp_num, ret);
+	if (ret)
+		return false;
+	f->mra = ib_alloc_mr(e->pd, IB_MR_TYPE_MEM_REG, FRWR_PAGES);
+	f->mrb = ib_alloc_mr(e->pd, IB_MR_TYPE_MEM_REG, FRWR_PAGES);
+	CHECK(!IS_ERR(f->mra) && !IS_ERR(f->mrb), "frwr: two fast MRs");
+	return !IS_ERR(f->mra) && !IS_ERR(f->mrb);
+}
+
+static void frwr_teardown(struct frwr *f)
+{
+	struct env *e = f->e;
+
+	if (!IS_ERR_OR_NULL(f->a))
+		ib_destroy_qp(f->a);
+	if (!IS_ERR_OR_NULL(f->b))
+		ib_destroy_qp(f->b);
+	if (!IS_ERR_OR_NULL(f->mra))
+		ib_dereg_mr(f->mra);
+	if (!IS_ERR_OR_NULL(f->mrb))
+		ib_dereg_mr(f->mrb);
+	if (!IS_ERR_OR_NULL(f->cqa))
+		ib_free_cq(f->cqa);
+	if (!IS_ERR_OR_NULL(f->cqb))
+		ib_free_cq(f->cqb);
+	if (f->mapped_a)
+		ib_dma_unmap_sg(e->ibdev, f->sga, FRWR_PAGES, DMA_BIDIRECTIONAL);
+	if (f->mapped_b)
+		ib_dma_unmap_sg(e->ibdev, f->sgb, FRWR_PAGES, DMA_BIDIRECTIONAL);
+	free_pages((unsigned long)f->bufa, get_order(FRWR_PAGES * PAGE_SIZE));
+	free_pages((unsigned long)f->bufb, get_order(FRWR_PAGES * PAGE_SIZE));
+}
+
+/*
+ * WRITE then READ across B's page boundary, local side through A's own
+ * fast MR, bytes checked (and the bytes around the written range).
+ */
+static bool frwr_write_read(struct frwr *f)
+{
+	const u32 len = PAGE_SIZE + 500, rlen = PAGE_SIZE;
+	struct ib_wc wc;
+	bool same;
+	int ret;
+
+	fill(f->bufa, 2 * PAGE_SIZE, 1);
+	memset(f->bufb, 0, FRWR_PAGES * PAGE_SIZE);
+	ret = frwr_write(f, f->mra->iova + 100, f->mra->lkey, f->mrb->iova + 300,
+			 f->mrb->rkey, len, IB_WR_RDMA_WRITE, &wc);
+	CHECK(!ret && wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_RDMA_WRITE,
+	      "frwr: RDMA WRITE of %u bytes through rkey %#x (%d, status %d)",
+	      len, f->mrb->rkey, ret, wc.status);
+	same = !memcmp(f->bufb + 300, f->bufa + 100, len);
+	CHECK(same && !f->bufb[299] && !f->bufb[300 + len],
+	      "frwr: the WRITE's bytes arrived, nothing around them");
+	if (ret || wc.status != IB_WC_SUCCESS)
+		return false;
+
+	fill(f->bufb + 1000, rlen, 9);
+	memset(f->bufa, 0, 2 * PAGE_SIZE);
+	ret = frwr_write(f, f->mra->iova + 50, f->mra->lkey, f->mrb->iova + 1000,
+			 f->mrb->rkey, rlen, IB_WR_RDMA_READ, &wc);
+	CHECK(!ret && wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_RDMA_READ,
+	      "frwr: RDMA READ of %u bytes through rkey %#x (%d, status %d)",
+	      rlen, f->mrb->rkey, ret, wc.status);
+	same = !memcmp(f->bufa + 50, f->bufb + 1000, rlen);
+	CHECK(same && !f->bufa[49] && !f->bufa[50 + rlen],
+	      "frwr: the READ's bytes arrived, nothing around them");
+	return !ret && wc.status == IB_WC_SUCCESS;
+}
+
+/*
+ * LOCAL_INV of A's own MR, then registration again under the next key
+ * (ib_update_fast_reg_key) on other pages, and a WRITE from it.
+ */
+static bool frwr_local_inv_rereg(struct frwr *f)
+{
+	struct ib_send_wr inv = { .wr_id = 300, .opcode = IB_WR_LOCAL_INV };
+	u32 old = f->mra->rkey, len = 256;
+	struct ib_wc wc = {};
+	int ret;
+
+	inv.ex.invalidate_rkey = old;
+	ret = post_wait(f->a, f->cqa, &inv, &wc);
+	CHECK(!ret && wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_LOCAL_INV &&
+	      wc.wr_id == 300, "frwr: LOCAL_INV of key %#x completes (%d, status %d, opcode %d)",
+	      old, ret, wc.status, wc.opcode);
+	if (ret || wc.status != IB_WC_SUCCESS)
+		return false;
+	ib_update_fast_reg_key(f->mra, ib_inc_rkey(f->mra->rkey) & 0xff);
+	CHECK(f->mra->rkey != old && (f->mra->rkey & ~0xffu) == (old & ~0xffu),
+	      "frwr: new key %#x for the MR of key %#x", f->mra->rkey, old);
+	if (!frwr_register(f->a, f->cqa, f->mra, &f->sga[2], 2, IB_ACCESS_LOCAL_WRITE,
+			   "frwr: A again"))
+		return false;
+	fill(f->bufa + 2 * PAGE_SIZE, len, 5);
+	memset(f->bufb, 0, PAGE_SIZE);
+	ret = frwr_write(f, f->mra->iova, f->mra->lkey, f->mrb->iova, f->mrb->rkey,
+			 len, IB_WR_RDMA_WRITE, &wc);
+	CHECK(!ret && wc.status == IB_WC_SUCCESS &&
+	      !memcmp(f->bufb, f->bufa + 2 * PAGE_SIZE, len),
+	      "frwr: RDMA WRITE from the MR under its new key (%d, status %d)", ret, wc.status);
+	return !ret && wc.status == IB_WC_SUCCESS;
+}
+
+/*
+ * SEND_WITH_INV from A invalidates B's rkey; B's receive completion says
+ * so; a WRITE with that rkey then fails with a remote access error (which
+ * takes A to ERR: the last step).
+ */
+static void frwr_send_inv(struct frwr *f)
+{
+	const struct ib_recv_wr *rbad = NULL;
+	u8 *rbuf = f->e->buf + 2048;
+	u32 rkey = f->mrb->rkey, len = 16;
+	struct ib_sge sge = { .addr = f->mra->iova, .length = len, .lkey = f->mra->lkey };
+	struct ib_sge rsge = { .addr = (u64)(uintptr_t)rbuf, .length = 64,
+			       .lkey = f->e->pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .wr_id = 400, .sg_list = &rsge, .num_sge = 1 };
+	struct ib_send_wr swr = { .wr_id = 401, .opcode = IB_WR_SEND_WITH_INV,
+				  .sg_list = &sge, .num_sge = 1 };
+	struct ib_wc wc = {}, rwc = {};
+	int ret, n;
+
+	memset(rbuf, 0, 64);
+	fill(f->bufa + 2 * PAGE_SIZE, len, 3);
+	ret = ib_post_recv(f->b, &rwr, &rbad);
+	CHECK(!ret, "frwr: B posts a receive (%d)", ret);
+	swr.ex.invalidate_rkey = rkey;
+	ret = post_wait(f->a, f->cqa, &swr, &wc);
+	CHECK(!ret && wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_SEND && wc.wr_id == 401,
+	      "frwr: SEND_WITH_INV of rkey %#x completes (%d, status %d, opcode %d)",
+	      rkey, ret, wc.status, wc.opcode);
+	n = poll_n_for(f->cqb, &rwc, 1, FRWR_WAIT_MS);
+	CHECK(n == 1 && rwc.status == IB_WC_SUCCESS && rwc.opcode == IB_WC_RECV &&
+	      rwc.wr_id == 400 && rwc.byte_len == len &&
+	      !memcmp(rbuf, f->bufa + 2 * PAGE_SIZE, len),
+	      "frwr: B receives the %u bytes (%d, status %d, opcode %d, byte_len %u)",
+	      len, n, rwc.status, rwc.opcode, rwc.byte_len);
+	CHECK(n == 1 && (rwc.wc_flags & IB_WC_WITH_INVALIDATE) &&
+	      rwc.ex.invalidate_rkey == rkey,
+	      "frwr: B's completion has IB_WC_WITH_INVALIDATE and rkey %#x (flags %#x, %#x)",
+	      rkey, rwc.wc_flags, rwc.ex.invalidate_rkey);
+	if (ret || wc.status != IB_WC_SUCCESS || n != 1)
+		return;
+
+	memset(f->bufb, 0, PAGE_SIZE);
+	ret = frwr_write(f, f->mra->iova, f->mra->lkey, f->mrb->iova, rkey, len,
+			 IB_WR_RDMA_WRITE, &wc);
+	CHECK(!ret && wc.status == IB_WC_REM_ACCESS_ERR,
+	      "frwr: RDMA WRITE with the invalidated rkey %#x: remote access error (%d, status %d)",
+	      rkey, ret, wc.status);
+	CHECK(!memchr_inv(f->bufb, 0, PAGE_SIZE),
+	      "frwr: nothing written through the invalidated rkey");
+}
+
+static void test_frwr(struct env *e)
+{
+	struct frwr f = { .e = e };
+
+	if (!frwr_setup(&f))
+		goto out;
+	/* B registers its buffer for A, A its own as a local key. */
+	if (!frwr_register(f.b, f.cqb, f.mrb, f.sgb, 2, REMOTE_ACCESS, "frwr: B") ||
+	    !frwr_register(f.a, f.cqa, f.mra, f.sga, 2, IB_ACCESS_LOCAL_WRITE, "frwr: A"))
+		goto out;
+	if (frwr_write_read(&f) && frwr_local_inv_rereg(&f))
+		frwr_send_inv(&f);
+out:
+	frwr_teardown(&f);
+}
+
 static void test_ud_ah_srq(struct env *e)
 {
 	struct rdma_ah_attr attr, q;
@@ -354,14 +691,47 @@ out_ah:
 	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
 }
 
+/*
+ * The index of the port's RoCEv2 GID of the netdev's IPv4 address
+ * (::ffff:a.b.c.d, entered by the core's roce_gid_mgmt), or -ENOENT; the
+ * GID in @gid, the netdev's MAC address in @mac.
+ */
+static int roce_v2_ipv4_gid(struct ib_device *ibdev, union ib_gid *gid, u8 *mac)
+{
+	const struct ib_gid_attr *attr;
+	struct net_device *ndev;
+	int i;
+
+	for (i = 0; i < 64; i++) {
+		attr = rdma_get_gid_attr(ibdev, 1, i);
+		if (IS_ERR(attr)) {
+			if (PTR_ERR(attr) == -EINVAL)
+				break;	/* past the table */
+			continue;	/* an empty entry */
+		}
+		if (attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP &&
+		    ipv6_addr_v4mapped((const struct in6_addr *)attr->gid.raw)) {
+			*gid = attr->gid;
+			rcu_read_lock();
+			ndev = rdma_read_gid_attr_ndev_rcu(attr);
+			if (!IS_ERR(ndev))
+				ether_addr_copy(mac, ndev->dev_addr);
+			rcu_read_unlock();
+			rdma_put_gid_attr(attr);
+			return i;
+		}
+		rdma_put_gid_attr(attr);
+	}
+	return -ENOENT;
+}
+
 static void run(struct ib_device *ibdev)
 {
 	struct env e = { .ibdev = ibdev };
-	int ret;
 
 	e.buf = kzalloc(8 * PAGE_SIZE, GFP_KERNEL);
-	ret = rdma_query_gid(e.ibdev, 1, 1, &e.gid);
-	CHECK(e.buf && !ret, "GID 1 of %s", dev);
+	e.gid_index = roce_v2_ipv4_gid(ibdev, &e.gid, e.mac);
+	CHECK(e.buf && e.gid_index >= 0, "RoCEv2 IPv4 GID of %s at index %d", dev, e.gid_index);
 	e.pd = ib_alloc_pd(e.ibdev, 0);
 	CHECK(!IS_ERR(e.pd), "alloc PD");
 	if (IS_ERR(e.pd))
@@ -372,6 +742,7 @@ static void run(struct ib_device *ibdev)
 		test_flush(&e);
 		test_send(&e);
 		test_fast_reg(&e);
+		test_frwr(&e);
 		test_ud_ah_srq(&e);
 		ib_free_cq(e.cq);
 	}

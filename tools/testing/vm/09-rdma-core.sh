@@ -3,17 +3,42 @@
 # rdma-core's own Python test suite (shipped by python3-pyverbs in
 # /usr/share/doc/rdma-core/tests), run through tools/testing/rdma_core_suite.py
 # on a C rdma_rxe device and on an rrxe device in the same VM, on each
-# device's RoCEv2 IPv4 GID. rdma_rxe runs everything; rrxe runs with
-# --no-traffic, which skips any test that waits for a completion ("needs the
-# data path"), rrxe having no data path yet. Each test's outcome on rrxe must
-# be rdma_rxe's, or a data-path skip where rdma_rxe passes, or a skip where
-# rdma_rxe skips too. Tests that fail on rdma_rxe itself only need rrxe to
-# fail the same way. The per-device results are printed as comments; only
-# the comparisons count.
+# device's RoCEv2 IPv4 GID, traffic included: the suite's traffic tests
+# connect two QPs of one device (loopback). Every test that passes on
+# rdma_rxe must pass on rrxe, except the known gaps below; a test rdma_rxe
+# skips may skip or pass on rrxe; a test that fails on rdma_rxe itself may
+# fail the same way or pass on rrxe. The per-device results are printed as
+# comments; only the comparisons count.
+#
+# Arguments, if any, replace the list of suite modules (e.g. test_qpex).
 . "$RRXE_TOP/tools/testing/lib.sh"
 
 runner="$RRXE_TOP/tools/testing/rdma_core_suite.py"
-modules="test_device test_pd test_cq test_cq_events test_mr test_qp test_srq test_addr"
+# The modules run. Left out: test_odp (rrxe has no on-demand paging: its
+# tests skip there, and pass on rdma_rxe), test_relaxed_ordering (pyverbs
+# crashes in it, on rdma_rxe too), test_parent_domain, test_cqex's XRC and
+# the mlx5/EFA/CUDA modules (hardware or features neither driver has).
+modules="${*:-test_device test_pd test_cq test_cq_events test_mr test_qp test_srq test_addr
+	test_atomic test_cqex test_qpex test_shared_pd test_rdmacm}"
+
+# Known gaps: features rrxe does not implement yet, whose tests may fail or
+# skip on rrxe even where rdma_rxe passes. Each test is named exactly; a
+# test here that passes is reported, so that the list can be emptied as
+# the features land.
+known_gaps=(
+	# Empty: memory windows, FLUSH and ATOMIC WRITE have landed.
+)
+# Not implemented, and not in the works: multicast (attach_mcast): rdma_cm
+# UD multicast joins with traffic, and a join, leave and send after the
+# leave (whose join fails with RDMA_CM_EVENT_MULTICAST_ERROR on rrxe, or
+# once in a while passes). Treated as the known gaps are.
+not_implemented=(
+	test_rdmacm.CMTestCase.test_rdmacm_async_multicast_traffic
+	test_rdmacm.CMTestCase.test_rdmacm_async_ex_multicast_traffic
+	test_rdmacm.CMTestCase.test_rdmacm_async_ex_leave_multicast_traffic
+)
+declare -A gap
+for t in "${known_gaps[@]}" "${not_implemented[@]}"; do gap[$t]=1; done
 ref=rxe0
 dut=rrxe0
 tmp=$(mktemp -d)
@@ -39,12 +64,11 @@ echo "# setup took ${SECONDS}s"
 # Both devices at once, each in its own runner: starting Python and pyverbs
 # takes long under TCG, and the VM has two CPUs. Each test has its own
 # 60 s alarm in the runner; `timeout` guards the runner as a whole.
-declare -A extra=([$ref]="" [$dut]="--no-traffic")
 for dev in $ref $dut; do
 	[ -n "${gid[$dev]:-}" ] || continue
-	# shellcheck disable=SC2086 # extra and modules are word lists
+	# shellcheck disable=SC2086 # modules is a word list
 	timeout -k 10 840 ip netns exec "${ns[$dev]}" python3 "$runner" --dev $dev --gid "${gid[$dev]}" \
-		--out "$tmp/$dev.res" ${extra[$dev]} $modules >"$tmp/$dev.log" 2>&1 &
+		--out "$tmp/$dev.res" $modules >"$tmp/$dev.log" 2>&1 &
 done
 wait
 for dev in $ref $dut; do
@@ -65,42 +89,42 @@ for dev in $ref $dut; do
 	done <<<"$(cat "$tmp/$dev.res")"
 done
 
-datapath='needs the data path'
-# The table: one row per test; reasons of other outcomes than pass (and than
-# rrxe's data-path skips) follow on their own lines.
+# The table: one row per test (known gaps marked); reasons of outcomes
+# other than pass follow on their own lines.
 printf '# %-62s | %-7s | %-7s\n' test $ref $dut
 for id in "${ids[@]}"; do
+	t=${id#tests.}
 	r=${status[$ref,$id]:-missing}
 	d=${status[$dut,$id]:-missing}
-	dshow=$d
-	[ "$d" = skip ] && [[ ${reason[$dut,$id]} == *"$datapath"* ]] && dshow=skip-dp
-	printf '# %-62s | %-7s | %-7s\n' "${id#tests.}" "$r" "$dshow"
+	printf '# %-62s | %-7s | %-7s%s\n' "$t" "$r" "$d" "${gap[$t]:+ (known gap)}"
 	[ "$r" = pass ] || [ "$r" = missing ] || echo "#     $ref: ${reason[$ref,$id]}"
-	case $dshow in pass | skip-dp | missing) ;; *) echo "#     $dut: ${reason[$dut,$id]}" ;; esac
+	[ "$d" = pass ] || [ "$d" = missing ] || echo "#     $dut: ${reason[$dut,$id]}"
 done
 
-same=0 dp=0 both_skip=0 differ=0
+same=0 better=0 gaps=0 gaps_pass=0 both_skip=0 differ=0
 for id in "${ids[@]}"; do
 	t=${id#tests.}
 	r=${status[$ref,$id]:-missing}
 	d=${status[$dut,$id]:-missing}
 	rwhy=${reason[$ref,$id]:--} dwhy=${reason[$dut,$id]:--}
-	if [ "$r" = "$d" ] && [ "$d" != missing ] && [ "$d" != skip ]; then
+	if [ -n "${gap[$t]:-}" ]; then
+		gaps=$((gaps + 1))
+		if [ "$d" = pass ]; then
+			gaps_pass=$((gaps_pass + 1))
+			ok "$t: $dut pass (a known gap that passes: take it off the list)"
+		else
+			ok "$t: $dut $d, a known gap ($ref $r)"
+		fi
+	elif [ "$d" = missing ]; then
+		differ=$((differ + 1))
+		not_ok "$t: no outcome on $dut ($ref $r)"
+	elif [ "$r" = "$d" ] && [ "$d" != skip ]; then
 		same=$((same + 1))
 		ok "$t: $dut $d, as $ref"
 		if [ "$d" != pass ] && [ "$rwhy" != "$dwhy" ]; then
 			echo "#   reasons differ: $ref: $rwhy"
 			echo "#                   $dut: $dwhy"
 		fi
-	elif [ "$r" = pass ] && [ "$d" = skip ] && [[ $dwhy == *"$datapath"* ]]; then
-		dp=$((dp + 1))
-		ok "$t: $dut skip (data path), $ref pass"
-	elif [[ $r == fail || $r == error ]] && [ "$d" = skip ] && [[ $dwhy == *"$datapath"* ]]; then
-		# rdma_rxe's own traffic failure (e.g. test_resize_cq losing a
-		# completion as "queue full"): nothing to compare until rrxe
-		# moves data too.
-		dp=$((dp + 1))
-		ok "$t: $dut skip (data path), $ref $r ($rwhy)"
 	elif [ "$r" = skip ] && [ "$d" = skip ]; then
 		both_skip=$((both_skip + 1))
 		if [ "$rwhy" = "$dwhy" ]; then
@@ -108,6 +132,12 @@ for id in "${ids[@]}"; do
 		else
 			ok "$t: both skip ($ref: $rwhy; $dut: $dwhy)"
 		fi
+	elif [ "$d" = pass ] && [ "$r" != pass ]; then
+		# rrxe does more than rdma_rxe, or rdma_rxe fails a test
+		# itself (e.g. test_resize_cq losing a completion as "queue
+		# full").
+		better=$((better + 1))
+		ok "$t: $dut pass, $ref $r ($rwhy)"
 	else
 		differ=$((differ + 1))
 		not_ok "$t: $dut $d ($dwhy), $ref $r ($rwhy)"
@@ -135,8 +165,8 @@ for dev in $ref $dut; do
 	done
 	echo "$line"
 done
-echo "# ${#ids[@]} tests: $same same outcome, $dp rrxe data-path skips where rxe passes," \
-	"$both_skip skipped on both, $differ differ"
+echo "# ${#ids[@]} tests: $same same outcome, $better pass on rrxe only," \
+	"$both_skip skipped on both, $gaps known gaps ($gaps_pass of them pass), $differ differ"
 
 rm -rf "$tmp"
 rxe_and_rrxe_teardown $ref $dut

@@ -3,10 +3,13 @@
 # Kernel consumers of the verbs (what NVMe-oF, NFS/RDMA and rdma_cm use):
 # tools/testing/kverbs/rrxe_kverbs_test.ko drives a device through the
 # kernel API (PD, CQ, RC/UD QPs, posting and its checks, flushing, fast
-# registration, AHs, an SRQ) and logs one line per check. It runs on
-# rdma_rxe and on rrxe; every check must pass on both. The GSI QP the MAD
-# layer creates on every device (a kernel consumer too) and the port's
-# counters are compared as well.
+# registration, AHs, an SRQ) and logs one line per check; its "frwr"
+# checks move data between two RC QPs of the device as NVMe-oF and
+# NFS/RDMA do (REG_MR, WRITE and READ through the registered rkey,
+# LOCAL_INV and a new key, SEND_WITH_INV, a WRITE with the invalidated
+# rkey refused). It runs on rdma_rxe and on rrxe; every check must pass
+# on both. The GSI QP the MAD layer creates on every device (a kernel
+# consumer too) and the port's counters are compared as well.
 . "$RRXE_TOP/tools/testing/lib.sh"
 
 ko="$RRXE_TOP/tools/testing/kverbs/rrxe_kverbs_test.ko"

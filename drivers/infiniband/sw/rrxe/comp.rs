@@ -103,11 +103,14 @@ fn acked_before(qp: &QpInner, st: &mut QpState_, psn: Psn) -> bool {
     complete
 }
 
-/// Forward progress resets the retry budget and the timeout clock.
+/// Forward progress resets the retry budgets (the RNR one too, as rxe
+/// does: `rnr_retry` bounds the RNR NAKs in a row, not in the QP's life)
+/// and the timeout clock.
 fn note_progress(st: &mut QpState_, progress: bool) {
     if progress {
         st.req.retry_started = false;
         st.req.retry_left = st.attr.get().retry_cnt;
+        st.req.rnr_left = st.attr.get().rnr_retry;
         st.req.progress = crate::rt::jiffies();
     }
 }
