@@ -492,8 +492,17 @@ fn finish_recv(
             if c.status == IB_WC_SUCCESS && crate::mw::invalidate(qp, ieth.rkey, true).is_err() {
                 c.status = IB_WC_REM_INV_REQ_ERR;
             }
-        } else if let Some(mr) = qp.dev.mrs.get(ieth.rkey) {
-            let _ = mr.invalidate(ieth.rkey);
+        } else if c.status == IB_WC_SUCCESS
+            && qp
+                .dev
+                .mrs
+                .get(ieth.rkey)
+                .is_none_or(|mr| mr.invalidate(ieth.rkey).is_err())
+        {
+            // An unknown key, a key that is not the MR's current one, an MR
+            // that is not fast-registered or has windows bound: as rxe,
+            // the receive fails (Class J) and so does the QP.
+            c.status = IB_WC_REM_INV_REQ_ERR;
         }
     }
     post_recv_completion(qp, st, rq, &c, pkt.headers.bth.solicited, notify);
