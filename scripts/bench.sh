@@ -45,7 +45,7 @@ ko=$src/drivers/infiniband/sw/rrxe/rrxe.ko
 out=$(mktemp "$RRXE_CACHE/bench-out.XXXXXX")
 trap 'rm -f "$out"' EXIT
 note "booting the $flavour kernel: $iters iterations per bandwidth row, $lat_iters per latency row"
-RRXE_KO=$ko RRXE_VM_TIMEOUT=${RRXE_VM_TIMEOUT:-3600} \
+RRXE_FLAVOUR=$flavour RRXE_KO=$ko RRXE_VM_TIMEOUT=${RRXE_VM_TIMEOUT:-3600} \
 	bash "$RRXE_TOP/scripts/vm-run.sh" tools/testing/bench-guest.sh "$ko" "$iters" "$lat_iters" \
 	"${BENCH_TIMEOUT:-300}" |
 	tee "$out"
