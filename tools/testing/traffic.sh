@@ -9,6 +9,31 @@ TRAFFIC_TMP=$(mktemp -d /tmp/traffic.XXXXXX)
 # A perftest result row: size, iterations, then numbers.
 PERF_ROW='^ *[0-9]+ +[0-9]+ +[0-9.]+'
 
+# parse_pairs DEFAULT [PAIR...]: sets the array `pairs` to the pairings
+# given (CLIENT-SERVER: rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe), else to
+# $RRXE_PAIRS, else to DEFAULT; an unknown pairing ends the script (2).
+parse_pairs() {
+	local def=$1 a
+	shift
+	pairs=()
+	for a in "$@"; do
+		case $a in
+		rxe-rxe | rxe-rrxe | rrxe-rxe | rrxe-rrxe) pairs+=("$a") ;;
+		*) echo "# unknown pairing $a (rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe)"; exit 2 ;;
+		esac
+	done
+	[ ${#pairs[@]} = 0 ] && read -ra pairs <<<"${RRXE_PAIRS:-$def}"
+	return 0
+}
+
+# need_xfer: sets `xfer` to rrxe_xfer's path, or fails and finishes.
+need_xfer() {
+	if ! xfer=$(xfer_bin); then
+		not_ok "rrxe_xfer builds"
+		finish
+	fi
+}
+
 # traffic_opts ROLE PORT TOOL [ARGS...]: the device, GID, port and address
 # options TOOL needs as ROLE (server or client).
 traffic_opts() {

@@ -25,19 +25,8 @@ lossy_bytes=${RRXE_LOSSY_BYTES:-$((1 << 20))}
 budget=${RRXE_BUDGET:-900}
 netem='delay 1ms reorder 25% 50% loss 5% duplicate 1%'
 
-pairs=()
-for a in "$@"; do
-	case $a in
-	rxe-rxe | rxe-rrxe | rrxe-rxe | rrxe-rrxe) pairs+=("$a") ;;
-	*) echo "# unknown pairing $a (rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe)"; exit 2 ;;
-	esac
-done
-[ ${#pairs[@]} = 0 ] && read -ra pairs <<<"${RRXE_PAIRS:-rrxe-rrxe rrxe-rxe rxe-rrxe}"
-
-if ! xfer=$(xfer_bin); then
-	not_ok "rrxe_xfer builds"
-	finish
-fi
+parse_pairs "rrxe-rrxe rrxe-rxe rxe-rrxe" "$@"
+need_xfer
 
 # counters DEV: the rxe counters that show recovery, one line.
 counters() {

@@ -19,19 +19,8 @@
 
 bytes=${RRXE_XFER_BYTES:-65536}
 
-pairs=()
-for a in "$@"; do
-	case $a in
-	rxe-rxe | rxe-rrxe | rrxe-rxe | rrxe-rrxe) pairs+=("$a") ;;
-	*) echo "# unknown pairing $a (rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe)"; exit 2 ;;
-	esac
-done
-[ ${#pairs[@]} = 0 ] && read -ra pairs <<<"${RRXE_PAIRS:-rrxe-rrxe rrxe-rxe rxe-rrxe}"
-
-if ! xfer=$(xfer_bin); then
-	not_ok "rrxe_xfer builds"
-	finish
-fi
+parse_pairs "rrxe-rrxe rrxe-rxe rxe-rrxe" "$@"
+need_xfer
 
 for pair in "${pairs[@]}"; do
 	echo "# --- $pair: client ${pair%-*} in h1, server ${pair#*-} in h2"

@@ -34,19 +34,8 @@
 . "$RRXE_TOP/tools/testing/traffic.sh"
 
 bytes=${RRXE_XFER_BYTES:-$((2 << 20))}
-pairs=()
-for a in "$@"; do
-	case $a in
-	rxe-rxe | rxe-rrxe | rrxe-rxe | rrxe-rrxe) pairs+=("$a") ;;
-	*) echo "# unknown pairing $a (rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe)"; exit 2 ;;
-	esac
-done
-[ ${#pairs[@]} = 0 ] && read -ra pairs <<<"${RRXE_PAIRS:-rrxe-rrxe rxe-rrxe rxe-rxe}"
-
-if ! xfer=$(xfer_bin); then
-	not_ok "rrxe_xfer builds"
-	finish
-fi
+parse_pairs "rrxe-rrxe rxe-rrxe rxe-rxe" "$@"
+need_xfer
 
 # xfer_start NAME BYTES [CLIENT_ARGS...]: starts an rrxe_xfer server in
 # h2 and, once it listens, its client in h1, both in the background
