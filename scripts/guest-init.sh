@@ -32,6 +32,12 @@ if [ -n "${rrxe_mods:-}" ]; then
 	ln -sfn "$rrxe_mods/lib/modules/$(uname -r)" "/usr/lib/modules/$(uname -r)"
 fi
 
+# vm-run.sh's RRXE_VM_OUT: a writable share at the same path as on the host.
+if [ -n "${rrxe_out:-}" ]; then
+	mkdir -p "$rrxe_out"
+	mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 rrxeout "$rrxe_out"
+fi
+
 hostname rrxe-vm
 ip link set lo up
 

@@ -14,7 +14,12 @@
 #
 # Environment: RRXE_KVM=1 uses KVM (nested KVM hangs on some hosts),
 # RRXE_VM_CPUS (2), RRXE_VM_MEM (3G), RRXE_FLAVOUR (test|bench), RRXE_KO
-# (the module to test; default the worktree's build).
+# (the module to test; default the worktree's build), RRXE_VM_OUT (a
+# directory under the repo or $RRXE_CACHE, shared writable with the guest at
+# the same path, for captures and traces; the guest's other writes are lost),
+# RRXE_VM_PARALLEL=1 (do not wait for other VMs: by default one VM runs at a
+# time per cache, as two TCG guests on a small host starve each other into
+# RCU stalls).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -37,6 +42,17 @@ fi
 
 accel=tcg,thread=multi
 [ "${RRXE_KVM:-0}" = 1 ] && accel=kvm
+# The optional writable share, at the same path in the guest.
+share=()
+out_arg=
+if [ -n "${RRXE_VM_OUT:-}" ]; then
+	mkdir -p "$RRXE_VM_OUT" || die "cannot create $RRXE_VM_OUT"
+	RRXE_VM_OUT=$(realpath "$RRXE_VM_OUT")
+	share=(-fsdev "local,id=out,path=$RRXE_VM_OUT,security_model=none"
+		-device virtio-9p-pci,fsdev=out,mount_tag=rrxeout)
+	out_arg="rrxe_out=$RRXE_VM_OUT"
+fi
+
 rundir="$RRXE_CACHE/run"
 mkdir -p "$rundir"
 cmdfile=$(mktemp "$rundir/cmd.XXXXXX")
@@ -49,7 +65,8 @@ if [ $# = 0 ]; then
 else
 	script=$(realpath "$1")
 	shift
-	printf 'cd %q\nexport RRXE_KO=%q RRXE_TOP=%q\nbash %q %s\n' "$RRXE_TOP" "$ko" "$RRXE_TOP" \
+	printf 'cd %q\nexport RRXE_KO=%q RRXE_TOP=%q RRXE_VM_OUT=%q\nbash %q %s\n' "$RRXE_TOP" \
+		"$ko" "$RRXE_TOP" "${RRXE_VM_OUT:-}" \
 		"$RRXE_TOP/scripts/guest-run.sh" "$(printf '%q ' "$script" "$@")" >"$cmdfile"
 	interactive=0
 fi
@@ -59,13 +76,22 @@ fi
 append="console=ttyS0 loglevel=4 panic=-1 root=rrxeroot rootfstype=9p
 	rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro
 	init=$RRXE_TOP/scripts/guest-init.sh rrxe_cmd=$cmdfile rrxe_mods=$mods
-	hung_task_timeout_secs=120 tsc=reliable"
+	hung_task_timeout_secs=120 tsc=reliable $out_arg"
 qemu=(qemu-system-x86_64 -machine q35 -accel "$accel"
 	-smp "${RRXE_VM_CPUS:-2}" -m "${RRXE_VM_MEM:-3G}" -nographic -no-reboot
 	-kernel "$kdir/arch/x86/boot/bzImage" -append "$(echo $append)"
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=root,mount_tag=rrxeroot
-	-nic none)
+	-nic none "${share[@]}")
+
+# One VM at a time on this host (see RRXE_VM_PARALLEL above).
+if [ "${RRXE_VM_PARALLEL:-0}" != 1 ]; then
+	exec {vm_lock}>"$RRXE_CACHE/vm.lock"
+	if ! flock -n "$vm_lock"; then
+		note "waiting for another VM using $RRXE_CACHE to finish"
+		flock "$vm_lock"
+	fi
+fi
 
 if [ $interactive = 1 ]; then
 	inroot "${qemu[@]}"
