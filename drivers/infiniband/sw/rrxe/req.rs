@@ -269,6 +269,21 @@ impl ReqState {
         }
     }
 
+    /// READs, atomics and ATOMIC WRITEs started and not complete: the
+    /// places of the initiator depth in use
+    /// ([`SendOp::uses_initiator_depth`]). `rd_atomic` counts READs and
+    /// atomics, which the completer releases with their responses; an
+    /// ATOMIC WRITE completes as a WRITE does, when acknowledged, so it is
+    /// counted from its flight.
+    fn initiator_depth(&self) -> u32 {
+        let atomic_writes = (0..self.flights.len())
+            .filter_map(|i| self.flights.get(i))
+            .filter(|f| !f.done && f.wc_opcode == IB_WC_ATOMIC_WRITE)
+            .count();
+        self.rd_atomic
+            .saturating_add(u32::try_from(atomic_writes).unwrap_or(u32::MAX))
+    }
+
     /// Whether any flight waits for the peer.
     pub(crate) fn awaiting_peer(&self) -> bool {
         (0..self.flights.len())
@@ -451,11 +466,14 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
             f.length = w.length;
             f.signaled |= w.flags & SEND_SIGNALED != 0;
             let wants_rd = matches!(op, FlightOp::Read | FlightOp::Atomic);
-            if w.flags & SEND_FENCE != 0 && st.req.rd_atomic > 0 {
-                return false;
-            }
-            if wants_rd && st.req.rd_atomic >= max_rd {
-                return false;
+            let fence = w.flags & SEND_FENCE != 0;
+            let counted = w.op.uses_initiator_depth();
+            if fence || counted {
+                // A fence waits for every counted operation, as rxe's.
+                let depth = st.req.initiator_depth();
+                if (fence && depth > 0) || (counted && depth >= max_rd) {
+                    return false;
+                }
             }
             match op {
                 FlightOp::Local => {

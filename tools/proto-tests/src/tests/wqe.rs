@@ -472,6 +472,76 @@ fn atomic_write_flush_and_local_ops() {
 }
 
 #[test]
+fn initiator_depth_is_taken_by_reads_atomics_and_atomic_writes() {
+    // C rxe's `check_init_depth` counts READs, atomics and ATOMIC WRITEs;
+    // FLUSH, sends, writes and local operations take no place.
+    let cases = [
+        (
+            SendOp::Read {
+                remote_addr: RADDR,
+                rkey: 1,
+            },
+            true,
+        ),
+        (
+            SendOp::CmpSwap {
+                remote_addr: 0,
+                rkey: 1,
+                compare: 2,
+                swap: 3,
+            },
+            true,
+        ),
+        (
+            SendOp::FetchAdd {
+                remote_addr: 0,
+                rkey: 1,
+                add: 2,
+            },
+            true,
+        ),
+        (
+            SendOp::AtomicWrite {
+                remote_addr: 0,
+                rkey: 1,
+                value: [0; 8],
+            },
+            true,
+        ),
+        (
+            SendOp::Flush {
+                remote_addr: 0,
+                rkey: 1,
+                length: 8,
+                placement_type: 1,
+                level: 1,
+            },
+            false,
+        ),
+        (
+            SendOp::Send {
+                imm: Some(1),
+                inv_rkey: None,
+            },
+            false,
+        ),
+        (
+            SendOp::Write {
+                remote_addr: 0,
+                rkey: 1,
+                imm: None,
+            },
+            false,
+        ),
+        (SendOp::LocalInv { rkey: 1 }, false),
+        (SendOp::RegMr { key: 1, access: 0 }, false),
+    ];
+    for (op, counted) in cases {
+        assert_eq!(op.uses_initiator_depth(), counted, "{op:?}");
+    }
+}
+
+#[test]
 fn inline_flag_is_irrelevant_without_sges() {
     for op in [
         SendOp::AtomicWrite {

@@ -333,6 +333,21 @@ impl SendOp {
         }
     }
 
+    /// Whether the operation holds a place of the initiator depth
+    /// (`max_rd_atomic`) from its start to its completion. READs and
+    /// atomics do, and so does ATOMIC WRITE: C rxe's requester counts
+    /// `RXE_READ_OR_ATOMIC_MASK | RXE_ATOMIC_WRITE_MASK` in
+    /// `check_init_depth`, and its responder keeps a resource for each
+    /// ATOMIC WRITE from a ring of `max_dest_rd_atomic`, recycling the
+    /// oldest on the understanding that the requester sends no more. FLUSH
+    /// does not count in rxe, nor here.
+    pub(crate) const fn uses_initiator_depth(&self) -> bool {
+        matches!(
+            self.class(),
+            WrClass::Read | WrClass::Atomic | WrClass::AtomicWrite
+        )
+    }
+
     /// How the operation is handled (as [`classify`] says).
     pub(crate) const fn class(&self) -> WrClass {
         match self {
