@@ -742,6 +742,8 @@ static void ext_client(struct side *s, const struct hello *peer, unsigned int op
 			expect_ok(&wc, "atomic write");
 			if (wc.opcode != IBV_WC_ATOMIC_WRITE)
 				fail("atomic write completed as %s", op_name(wc.opcode));
+			if (wc.byte_len != 8)
+				fail("atomic write completed with byte_len %u", wc.byte_len);
 		}
 		printf("xfer: %u atomic writes done\n", AWRITES);
 	}
@@ -759,6 +761,10 @@ static void ext_client(struct side *s, const struct hello *peer, unsigned int op
 		expect_ok(&wc, "flush (range)");
 		if (wc.opcode != IBV_WC_FLUSH)
 			fail("flush completed as %s", op_name(wc.opcode));
+		/* rxe reports the length flushed (its WQE's dma.length). */
+		if (wc.byte_len != (uint32_t)EXT_PART)
+			fail("flush completed with byte_len %u, not %d", wc.byte_len,
+			     EXT_PART);
 		w.addr = 0;
 		w.len = 0;
 		w.level = IBV_FLUSH_MR;

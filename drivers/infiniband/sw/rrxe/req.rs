@@ -58,6 +58,8 @@ pub(crate) struct Flight {
     pub(crate) npsn: u32,
     /// Packets the requester sends for it (1 for READ and atomics).
     pub(crate) npkts: u32,
+    /// The message's length (of a READ, the bytes it reads), or the range
+    /// a FLUSH names: its completion's `byte_len`.
     pub(crate) length: u32,
     /// Complete, with `status`.
     pub(crate) done: bool,
@@ -463,7 +465,7 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
             f.wr_id = w.wr_id;
             f.op = op;
             f.wc_opcode = wc_opcode;
-            f.length = w.length;
+            f.length = w.completion_length();
             f.signaled |= w.flags & SEND_SIGNALED != 0;
             let wants_rd = matches!(op, FlightOp::Read | FlightOp::Atomic);
             let fence = w.flags & SEND_FENCE != 0;

@@ -461,9 +461,17 @@ fn atomic_write_flush_and_local_ops() {
         match op {
             SendOp::AtomicWrite { .. } => {
                 assert_eq!(wqe.length, 8);
+                assert_eq!(wqe.completion_length(), 8);
                 assert_eq!(wqe.payload, Payload::Inline(b"12345678"));
             }
+            // No payload, but rxe reports the flushed length.
+            SendOp::Flush { .. } => {
+                assert_eq!(wqe.length, 0);
+                assert_eq!(wqe.completion_length(), 4096);
+                assert_eq!(wqe.payload, Payload::Sges(SgeList::EMPTY));
+            }
             _ => {
+                assert_eq!(wqe.completion_length(), 0);
                 assert_eq!(wqe.length, 0);
                 assert_eq!(wqe.payload, Payload::Sges(SgeList::EMPTY));
             }

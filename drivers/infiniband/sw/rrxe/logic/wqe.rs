@@ -401,6 +401,17 @@ pub(crate) struct SendWqe<'a> {
 }
 
 impl SendWqe<'_> {
+    /// The `byte_len` its successful completion reports: what rxe reports,
+    /// the `dma.length` the poster wrote. That is the payload's length,
+    /// except for a FLUSH, which has no payload but whose `dma.length` is
+    /// the length of the range it flushes.
+    pub(crate) const fn completion_length(&self) -> u32 {
+        match self.op {
+            SendOp::Flush { length, .. } => length,
+            _ => self.length,
+        }
+    }
+
     /// Whether `IB_SEND_FENCE` is set.
     pub(crate) const fn fence(&self) -> bool {
         self.flags & SEND_FENCE != 0
