@@ -584,6 +584,12 @@ static void frwr_send_inv(struct frwr *f)
 	      rwc.ex.invalidate_rkey == rkey,
 	      "frwr: B's completion has IB_WC_WITH_INVALIDATE and rkey %#x (flags %#x, %#x)",
 	      rkey, rwc.wc_flags, rwc.ex.invalidate_rkey);
+	/* As rxe's do_complete marks every receive, RC included. */
+	CHECK(n == 1 && (rwc.wc_flags & IB_WC_GRH) &&
+	      (rwc.wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE) &&
+	      rwc.network_hdr_type == RDMA_NETWORK_IPV4,
+	      "frwr: B's completion has IB_WC_GRH and network header type IPv4 (flags %#x, type %d)",
+	      rwc.wc_flags, rwc.network_hdr_type);
 	if (ret || wc.status != IB_WC_SUCCESS || n != 1)
 		return;
 

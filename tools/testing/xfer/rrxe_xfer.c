@@ -1023,6 +1023,11 @@ static int receive_stream(struct side *s, const struct chunk *c, size_t n,
 				i, wc.byte_len, len);
 			return 1;
 		}
+		/* rxe marks every receive as having a GRH, and nothing else
+		 * here (no immediate data, no invalidation). */
+		if (wc.wc_flags != IBV_WC_GRH)
+			fail("message %zu completed with wc_flags %#x, expected IBV_WC_GRH",
+			     i, wc.wc_flags);
 		mismatch("send", slot, first, c[i].off, key, &c[i], i);
 		if (len > first)
 			mismatch("send", slot + SGE0_LEN + GAP, len - first, c[i].off + first,

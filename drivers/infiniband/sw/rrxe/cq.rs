@@ -47,7 +47,25 @@ pub(crate) struct Completion {
     pub(crate) network_hdr_type: u32,
 }
 
+/// `wc_flags` only kernel consumers get. `ib_uverbs_wc` has no network
+/// header type, rxe's user completions never carry the flag, and its bit
+/// means `IBV_WC_TM_DATA_VALID` to rdma-core.
+const KERNEL_ONLY_WC_FLAGS: u32 = IB_WC_WITH_NETWORK_HDR_TYPE;
+
 impl Completion {
+    /// Marks a successful receive as having come with a network header, of
+    /// IPv4 (`v4`) or IPv6. rxe's `do_complete` does so for every QP type:
+    /// a RoCEv2 packet always has one (UD receives also find it in their
+    /// buffer, as the 40-byte GRH).
+    pub(crate) fn set_network_header(&mut self, v4: bool) {
+        self.wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+        self.network_hdr_type = if v4 {
+            RDMA_NETWORK_IPV4
+        } else {
+            RDMA_NETWORK_IPV6
+        };
+    }
+
     fn to_user(self) -> UserWorkCompletion {
         let mut wc = UserWorkCompletion {
             wr_id: self.wr_id,
@@ -55,7 +73,7 @@ impl Completion {
             opcode: self.opcode,
             qp_num: self.qp_num,
             src_qp: self.src_qp,
-            wc_flags: self.wc_flags,
+            wc_flags: self.wc_flags & !KERNEL_ONLY_WC_FLAGS,
             byte_len: self.byte_len,
             pkey_index: self.pkey_index,
             port_num: self.port_num,

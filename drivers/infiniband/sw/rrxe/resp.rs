@@ -505,6 +505,11 @@ fn finish_recv(
             c.status = IB_WC_REM_INV_REQ_ERR;
         }
     }
+    if c.status == IB_WC_SUCCESS {
+        // A connected QP only takes packets from its peer's address
+        // (`QpInner::receive`): the path's family is the packet's.
+        c.set_network_header(st.path.is_none_or(|p| p.dst.is_v4()));
+    }
     post_recv_completion(qp, st, rq, &c, pkt.headers.bth.solicited, notify);
     if c.status != IB_WC_SUCCESS {
         st.enter_error = true;
@@ -923,20 +928,16 @@ fn on_ud(
         byte_len: st.resp.recv_offset,
         qp_num: qp.qpn,
         src_qp: deth.src_qpn,
-        wc_flags: IB_WC_GRH,
         port_num: crate::params::PORT as u8,
-        network_hdr_type: if meta.src.is_v4() {
-            RDMA_NETWORK_IPV4
-        } else {
-            RDMA_NETWORK_IPV6
-        },
         ..Default::default()
     };
     if let Some(imm) = pkt.headers.immdt {
         c.ex = imm.imm;
         c.wc_flags |= IB_WC_WITH_IMM;
     }
-    c.wc_flags |= IB_WC_WITH_NETWORK_HDR_TYPE;
+    if status == IB_WC_SUCCESS {
+        c.set_network_header(meta.src.is_v4());
+    }
     post_recv_completion(qp, st, rq, &c, pkt.headers.bth.solicited, notify);
     if status != IB_WC_SUCCESS {
         st.enter_error = true;
