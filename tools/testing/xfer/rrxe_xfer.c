@@ -24,7 +24,8 @@
  * bytes, and run after the others):
  *
  *   awrite ATOMIC WRITEs of 8-byte values to every word of the first part
- *          of the extra region; the server checks the words.
+ *          of the extra region, posted twice max_rd_atomic at a time; the
+ *          server checks the words.
  *   flush  an RDMA WRITE to the second part, then a FLUSH (global
  *          visibility) of its range and one of the whole region; the server
  *          opens its QP and region to global flushes and checks the bytes.
@@ -80,6 +81,7 @@ enum { OP_WRITE = 1, OP_READ = 2, OP_SEND = 4, OP_AWRITE = 8, OP_FLUSH = 16, OP_
 #define EXT_PART 4096		/* each part of the extra region */
 #define EXT (4 * EXT_PART)	/* the extra region */
 #define AWRITES (EXT_PART / 8)	/* ATOMIC WRITEs: one per word of part 0 */
+#define AWRITE_BATCH (2 * WINDOW)	/* posted at once: the send queue's size */
 
 /* What each side tells the other, in host byte order (same machine). */
 struct hello {
@@ -723,6 +725,42 @@ static void expect_ok(const struct ibv_wc *wc, const char *what)
 		fail("%s: %s", what, ibv_wc_status_str(wc->status));
 }
 
+/*
+ * Posts ATOMIC WRITEs FIRST.. at once, as many as the send queue holds:
+ * twice the QP's max_rd_atomic, which they count against (as READs and
+ * atomics do), so the requester must hold back half of them until the
+ * first are acknowledged. Then waits for each to complete, in order.
+ */
+static void awrite_batch(struct side *s, const struct hello *peer, uint64_t seed,
+			 unsigned int first)
+{
+	struct ibv_qp_ex *qx = ibv_qp_to_qp_ex(s->qp);
+	unsigned int end = first + AWRITE_BATCH < AWRITES ? first + AWRITE_BATCH : AWRITES;
+	struct ext_wr w = { .rkey = peer->xrkey };
+	struct ibv_wc wc;
+
+	ibv_wr_start(qx);
+	for (unsigned int i = first; i < end; i++) {
+		qx->wr_id = i;
+		qx->wr_flags = IBV_SEND_SIGNALED;
+		w.addr = peer->xaddr + 8 * i;
+		w.value = awrite_value(seed, i);
+		post_awrite(qx, &w);
+	}
+	if (ibv_wr_complete(qx))
+		fail("ibv_wr_complete (atomic writes from %u): %s", first, strerror(errno));
+	for (unsigned int i = first; i < end; i++) {
+		wait_wc(s, &wc);
+		expect_ok(&wc, "atomic write");
+		if (wc.wr_id != i)
+			fail("atomic write %u completed in place of %" PRIu64, i, wc.wr_id);
+		if (wc.opcode != IBV_WC_ATOMIC_WRITE)
+			fail("atomic write completed as %s", op_name(wc.opcode));
+		if (wc.byte_len != 8)
+			fail("atomic write completed with byte_len %u", wc.byte_len);
+	}
+}
+
 /* The client's extra operations, one request at a time. */
 static void ext_client(struct side *s, const struct hello *peer, unsigned int ops,
 		       uint64_t seed)
@@ -734,17 +772,8 @@ static void ext_client(struct side *s, const struct hello *peer, unsigned int op
 
 	if (ops & OP_AWRITE) {
 		phase = "atomic write";
-		for (unsigned int i = 0; i < AWRITES; i++) {
-			w.rkey = peer->xrkey;
-			w.addr = peer->xaddr + 8 * i;
-			w.value = awrite_value(seed, i);
-			ext_post(s, &wc, i, post_awrite, &w);
-			expect_ok(&wc, "atomic write");
-			if (wc.opcode != IBV_WC_ATOMIC_WRITE)
-				fail("atomic write completed as %s", op_name(wc.opcode));
-			if (wc.byte_len != 8)
-				fail("atomic write completed with byte_len %u", wc.byte_len);
-		}
+		for (unsigned int i = 0; i < AWRITES; i += AWRITE_BATCH)
+			awrite_batch(s, peer, seed, i);
 		printf("xfer: %u atomic writes done\n", AWRITES);
 	}
 	if (ops & OP_FLUSH) {
