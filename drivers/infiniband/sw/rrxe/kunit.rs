@@ -2,8 +2,9 @@
 
 //! In-kernel tests (KUnit), run when the module loads into a kernel with
 //! CONFIG_KUNIT. They cover the pieces that need the kernel itself: the C
-//! helpers behind GUID generation, the attributes handed to the core, and
-//! data access to DMA and fast-registration MRs over kmalloc'ed buffers.
+//! helpers behind GUID generation, the attributes handed to the core,
+//! data access to DMA and fast-registration MRs over kmalloc'ed buffers,
+//! and the bound on a QP's socket buffers in the IP stack.
 
 use kernel::prelude::*;
 
@@ -12,14 +13,21 @@ mod tests {
     use crate::{
         device,
         ib::{self, KernelMemory},
+        logic::flow::{skbs_may_resume, skbs_must_pause, INFLIGHT_SKBS_HIGH, INFLIGHT_SKBS_LOW},
         logic::keys::{Key, KeyKind},
         logic::mr::{LOCAL_WRITE, REMOTE_ATOMIC, REMOTE_READ, REMOTE_WRITE},
         mr::{AtomicOp, MrSpec, MrTable},
         mw::{MwState, MwTable},
+        net::{Net, SkBuff, SkbAccount, SkbOwner},
         params, proto,
     };
+    use core::sync::atomic::{AtomicU32, Ordering};
     use kernel::error::code::{EACCES, EFAULT, EINVAL, ENOMEM};
-    use kernel::{page::PAGE_SIZE, prelude::*};
+    use kernel::{
+        page::PAGE_SIZE,
+        prelude::*,
+        sync::{Arc, ArcBorrow},
+    };
 
     /// Access to kernel memory for the regions of these tests.
     fn test_kmem() -> KernelMemory {
@@ -387,5 +395,108 @@ mod tests {
         table.remove(&mr);
         drop(mr);
         drop(buf);
+    }
+
+    /// An owner of transmitted buffers with a QP's marks, which counts how
+    /// often it is woken instead of scheduling work.
+    struct Sender {
+        tx: SkbAccount<Sender>,
+        resumed: AtomicU32,
+    }
+
+    impl SkbOwner for Sender {
+        fn skb_account(&self) -> &SkbAccount<Self> {
+            &self.tx
+        }
+
+        fn must_pause(in_flight: u32) -> bool {
+            skbs_must_pause(in_flight)
+        }
+
+        fn may_resume(in_flight: u32) -> bool {
+            skbs_may_resume(in_flight)
+        }
+
+        fn resume(this: ArcBorrow<'_, Self>) {
+            this.resumed.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn sender() -> Arc<Sender> {
+        let Ok(tx) = SkbAccount::new() else {
+            panic!("no socket for the account");
+        };
+        let sender = Sender {
+            tx,
+            resumed: AtomicU32::new(0),
+        };
+        let Ok(sender) = Arc::new(sender, GFP_KERNEL) else {
+            panic!("no memory for the sender");
+        };
+        sender
+    }
+
+    /// Charges a new buffer to `s` and keeps it in `held` (unsent: freeing
+    /// it runs the same destructor as the IP stack's freeing it).
+    fn charge_one(s: &Arc<Sender>, held: &mut KVec<SkBuff>) {
+        let Ok(mut skb) = SkBuff::alloc_udp(Net::init().loopback(), false, 8) else {
+            panic!("no memory for a buffer");
+        };
+        s.tx.charge(s, &mut skb);
+        if held.push(skb, GFP_KERNEL).is_err() {
+            panic!("no memory to hold a buffer");
+        }
+    }
+
+    /// Charges buffers to `s` until it pauses, checking that it goes on
+    /// sending up to the high mark in flight and pauses one past it.
+    fn charge_until_paused(s: &Arc<Sender>, held: &mut KVec<SkBuff>) {
+        for n in 1..=INFLIGHT_SKBS_HIGH {
+            charge_one(s, held);
+            assert_eq!(s.tx.in_flight(), n);
+            assert!(!s.tx.must_pause());
+        }
+        charge_one(s, held);
+        assert_eq!(s.tx.in_flight(), INFLIGHT_SKBS_HIGH + 1);
+        assert!(s.tx.must_pause());
+    }
+
+    #[test]
+    fn skb_account_pauses_above_high_mark_and_resumes_below_low_mark() {
+        let s = sender();
+        let mut held = KVec::new();
+        charge_until_paused(&s, &mut held);
+        // Freeing down to the low mark does not wake it...
+        while s.tx.in_flight() > INFLIGHT_SKBS_LOW {
+            drop(held.pop());
+        }
+        assert_eq!(s.resumed.load(Ordering::SeqCst), 0);
+        // ...one below it does, once.
+        drop(held.pop());
+        assert_eq!(s.tx.in_flight(), INFLIGHT_SKBS_LOW - 1);
+        assert_eq!(s.resumed.load(Ordering::SeqCst), 1);
+        assert!(!s.tx.must_pause());
+        // An owner that did not pause again is not woken again.
+        held.clear();
+        assert_eq!(s.tx.in_flight(), 0);
+        assert_eq!(s.resumed.load(Ordering::SeqCst), 1);
+        // Gives back the reference the socket held on the owner.
+        s.tx.close();
+    }
+
+    #[test]
+    fn skb_account_charges_nothing_after_close() {
+        let s = sender();
+        let mut held = KVec::new();
+        charge_until_paused(&s, &mut held);
+        held.clear();
+        assert_eq!(s.resumed.load(Ordering::SeqCst), 1);
+        // Closed (as `destroy_qp` does), a buffer goes out uncharged: it
+        // is not counted and its freeing wakes nobody.
+        s.tx.close();
+        charge_one(&s, &mut held);
+        assert_eq!(s.tx.in_flight(), 0);
+        held.clear();
+        assert_eq!(s.resumed.load(Ordering::SeqCst), 1);
     }
 }
