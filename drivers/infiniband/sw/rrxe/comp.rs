@@ -246,25 +246,7 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
         fail_at(st, psn, IB_WC_BAD_RESP_ERR);
         return;
     }
-    if !sq.peek_nth(i as u32, &mut st.req.slot) {
-        return;
-    }
-    let placed = match wqe::decode_send(
-        &st.req.slot,
-        QpType::Rc,
-        qp.cap.max_send_sge,
-        qp.cap.max_inline_data,
-    ) {
-        Ok(w) => match &w.payload {
-            wqe::Payload::Sges(sges) => {
-                mem::scatter(&qp.dev.mrs, qp.pd, sges, offset, pkt.payload).map_err(mem_status)
-            }
-            wqe::Payload::Inline(_) => Err(IB_WC_LOC_QP_OP_ERR),
-        },
-        Err(_) => Err(IB_WC_LOC_QP_OP_ERR),
-    };
-    if let Err(status) = placed {
-        fail_at(st, psn, status);
+    if !place_in_wqe(qp, st, sq, i, psn, offset, pkt.payload) {
         return;
     }
     note_progress(st, true);
@@ -274,6 +256,45 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
             f.done = true;
             f.status = IB_WC_SUCCESS;
             st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
+        }
+    }
+}
+
+/// Copies `data`, an answer to flight `i` (READ response bytes, an
+/// atomic's original value), to byte `offset` of its WQE's buffers.
+/// Returns whether it was placed: not if the WQE is no longer in the SQ,
+/// nor if it cannot take the bytes, which fails the flight holding `psn`.
+fn place_in_wqe(
+    qp: &QpInner,
+    st: &mut QpState_,
+    sq: &SharedQueue,
+    i: usize,
+    psn: Psn,
+    offset: u32,
+    data: &[u8],
+) -> bool {
+    if !sq.peek_nth(i as u32, &mut st.req.slot) {
+        return false;
+    }
+    let placed = match wqe::decode_send(
+        &st.req.slot,
+        QpType::Rc,
+        qp.cap.max_send_sge,
+        qp.cap.max_inline_data,
+    ) {
+        Ok(w) => match &w.payload {
+            wqe::Payload::Sges(sges) => {
+                mem::scatter(&qp.dev.mrs, qp.pd, sges, offset, data).map_err(mem_status)
+            }
+            wqe::Payload::Inline(_) => Err(IB_WC_LOC_QP_OP_ERR),
+        },
+        Err(_) => Err(IB_WC_LOC_QP_OP_ERR),
+    };
+    match placed {
+        Ok(()) => true,
+        Err(status) => {
+            fail_at(st, psn, status);
+            false
         }
     }
 }
@@ -299,27 +320,8 @@ fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet
     if !acked_before(qp, st, psn) {
         return;
     }
-    if !sq.peek_nth(i as u32, &mut st.req.slot) {
-        return;
-    }
     // The original value lands in host byte order, as on any HCA.
-    let orig = ack.orig.to_ne_bytes();
-    let placed = match wqe::decode_send(
-        &st.req.slot,
-        QpType::Rc,
-        qp.cap.max_send_sge,
-        qp.cap.max_inline_data,
-    ) {
-        Ok(w) => match &w.payload {
-            wqe::Payload::Sges(sges) => {
-                mem::scatter(&qp.dev.mrs, qp.pd, sges, 0, &orig).map_err(mem_status)
-            }
-            wqe::Payload::Inline(_) => Err(IB_WC_LOC_QP_OP_ERR),
-        },
-        Err(_) => Err(IB_WC_LOC_QP_OP_ERR),
-    };
-    if let Err(status) = placed {
-        fail_at(st, psn, status);
+    if !place_in_wqe(qp, st, sq, i, psn, 0, &ack.orig.to_ne_bytes()) {
         return;
     }
     note_progress(st, true);
