@@ -21,7 +21,7 @@ use crate::{
     key_table::{KeyTable, Keyed},
     logic::{
         keys::{bind_mw_key, Key, KeyKind},
-        mw::{check_bind, BindError, BindRegion, BindRequest, BindTarget, MwType, Window},
+        mw::{check_bind, BindError, BindRegion, BindTarget, BindWr, MwType, Window},
         wqe::SendOp,
     },
     mr::MrInner,
@@ -182,16 +182,6 @@ impl MwInner {
     }
 }
 
-/// A `BIND_MW` work request, as decoded from the WQE.
-pub(crate) struct BindWr {
-    pub(crate) addr: u64,
-    pub(crate) length: u64,
-    pub(crate) mr_lkey: u32,
-    pub(crate) mw_rkey: u32,
-    pub(crate) rkey: u32,
-    pub(crate) access: u32,
-}
-
 /// Executes a `BIND_MW` work request of `qp` (rxe's `rxe_bind_mw`). Every
 /// value comes from the WQE and is checked: the window's key must be its
 /// current key, the region's its current L_Key, and the bind must pass
@@ -222,11 +212,7 @@ pub(crate) fn bind(qp: &QpInner, wr: &BindWr) -> Result<(), MwError> {
         }
         None => None,
     };
-    let req = BindRequest {
-        addr: wr.addr,
-        length: wr.length,
-        access: wr.access,
-    };
+    let req = wr.request();
     let mut b = mw.binding.lock();
     // The key may have changed since the lookup.
     if !b.key.matches(wr.mw_rkey) {
@@ -246,11 +232,7 @@ pub(crate) fn bind(qp: &QpInner, wr: &BindWr) -> Result<(), MwError> {
     b.release();
     b.key = bind_mw_key(b.key, wr.rkey);
     b.state = MwState::Valid;
-    b.window = Window {
-        addr: wr.addr,
-        length: wr.length,
-        access: wr.access,
-    };
+    b.window = req.window();
     b.mr = mr;
     if mw.ty == MwType::Two {
         b.qp = Some(QpId::of(qp));
@@ -348,27 +330,10 @@ pub(crate) fn check_rkey(qp: &QpInner, rkey: u32, need: u32) -> Result {
 /// refused invalidation), or `None` for other operations.
 pub(crate) fn local_op(qp: &QpInner, op: &SendOp) -> Option<u32> {
     match *op {
-        SendOp::BindMw {
-            addr,
-            length,
-            mr_lkey,
-            mw_rkey,
-            rkey,
-            access,
-        } => {
-            let wr = BindWr {
-                addr,
-                length,
-                mr_lkey,
-                mw_rkey,
-                rkey,
-                access,
-            };
-            Some(match bind(qp, &wr) {
-                Ok(()) => IB_WC_SUCCESS,
-                Err(_) => IB_WC_MW_BIND_ERR,
-            })
-        }
+        SendOp::BindMw(wr) => Some(match bind(qp, &wr) {
+            Ok(()) => IB_WC_SUCCESS,
+            Err(_) => IB_WC_MW_BIND_ERR,
+        }),
         SendOp::LocalInv { rkey } if is_mw_key(rkey) => Some(match invalidate(qp, rkey, false) {
             Ok(()) => IB_WC_SUCCESS,
             Err(_) => IB_WC_LOC_QP_OP_ERR,

@@ -32,6 +32,28 @@ fn req(addr: u64, length: u64, access: u32) -> BindRequest {
 }
 
 #[test]
+fn bind_wr_asks_for_its_range_and_makes_that_window() {
+    let wr = BindWr {
+        addr: 0x1800,
+        length: 0x10,
+        mr_lkey: 0x101,
+        mw_rkey: 0x202,
+        rkey: 0x203,
+        access: REMOTE_READ | ZERO_BASED,
+    };
+    let asked = wr.request();
+    assert_eq!(asked, req(0x1800, 0x10, REMOTE_READ | ZERO_BASED));
+    assert_eq!(
+        asked.window(),
+        Window {
+            addr: 0x1800,
+            length: 0x10,
+            access: REMOTE_READ | ZERO_BASED,
+        }
+    );
+}
+
+#[test]
 fn type1_binds_and_unbinds_while_valid() {
     let t1 = target(MwType::One, MwState::Valid);
     assert_eq!(

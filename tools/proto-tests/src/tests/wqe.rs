@@ -12,6 +12,7 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use std::vec::Vec;
 
+use crate::logic::mw::BindWr;
 use crate::logic::qp_state::QpType;
 use crate::logic::wqe::*;
 use crate::logic::wr::{opcode::*, MAX_MSG_SIZE, SEND_INLINE};
@@ -167,14 +168,14 @@ fn encode_send(spec: &SendSpec, slot_len: usize) -> Vec<u8> {
             s.u32(32, key);
             s.u32(36, access);
         }
-        SendOp::BindMw {
+        SendOp::BindMw(BindWr {
             addr,
             length,
             mr_lkey,
             mw_rkey,
             rkey,
             access,
-        } => {
+        }) => {
             s.u64(24, addr);
             s.u64(32, length);
             s.u32(40, mr_lkey);
@@ -444,14 +445,14 @@ fn atomic_write_flush_and_local_ops() {
             key: 0x801,
             access: 0xf,
         },
-        SendOp::BindMw {
+        SendOp::BindMw(BindWr {
             addr: RADDR,
             length: 1 << 33,
             mr_lkey: 0x901,
             mw_rkey: 0xa01,
             rkey: 0xa02,
             access: 0x6,
-        },
+        }),
     ];
     for op in ops {
         // Whatever the SGE area holds, these read none.
@@ -585,14 +586,14 @@ fn opcode_legality_per_qp_type() {
         remote_addr: 0,
         rkey: 0,
     };
-    let bind = SendOp::BindMw {
+    let bind = SendOp::BindMw(BindWr {
         addr: 0,
         length: 0,
         mr_lkey: 0,
         mw_rkey: 0,
         rkey: 0,
         access: 0,
-    };
+    });
     let cases: &[(SendOp, &[QpType])] = &[
         (plain, &[Rc, Uc, Ud, Gsi]),
         (inv, &[Rc, Uc]),
@@ -1004,13 +1005,15 @@ fn arb_write() -> impl Strategy<Value = SendOp> {
 
 fn arb_bind() -> impl Strategy<Value = SendOp> {
     any::<(u64, u64, u32, u32, u32, u32)>().prop_map(
-        |(addr, length, mr_lkey, mw_rkey, rkey, access)| SendOp::BindMw {
-            addr,
-            length,
-            mr_lkey,
-            mw_rkey,
-            rkey,
-            access,
+        |(addr, length, mr_lkey, mw_rkey, rkey, access)| {
+            SendOp::BindMw(BindWr {
+                addr,
+                length,
+                mr_lkey,
+                mw_rkey,
+                rkey,
+                access,
+            })
         },
     )
 }

@@ -60,12 +60,49 @@ pub(crate) struct BindRegion {
     pub(crate) access: u32,
 }
 
+/// A `BIND_MW` work request as posted (`wr.wr.mw` of a send WQE): bind
+/// the window whose current R_Key is `mw_rkey` to `[addr, addr + length)`
+/// of the region whose L_Key is `mr_lkey`, with `access`, under a key
+/// whose variant byte is that of `rkey`. Every field comes from the ring
+/// and is checked by whoever uses it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BindWr {
+    pub(crate) addr: u64,
+    pub(crate) length: u64,
+    pub(crate) mr_lkey: u32,
+    pub(crate) mw_rkey: u32,
+    pub(crate) rkey: u32,
+    pub(crate) access: u32,
+}
+
+impl BindWr {
+    /// What it asks of the window, for [`check_bind`].
+    pub(crate) const fn request(&self) -> BindRequest {
+        BindRequest {
+            addr: self.addr,
+            length: self.length,
+            access: self.access,
+        }
+    }
+}
+
 /// What a `BIND_MW` work request asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct BindRequest {
     pub(crate) addr: u64,
     pub(crate) length: u64,
     pub(crate) access: u32,
+}
+
+impl BindRequest {
+    /// The window a bind that passed [`check_bind`] makes.
+    pub(crate) const fn window(&self) -> Window {
+        Window {
+            addr: self.addr,
+            length: self.length,
+            access: self.access,
+        }
+    }
 }
 
 /// Why a bind is refused; every one completes the request with

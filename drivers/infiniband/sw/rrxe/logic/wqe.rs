@@ -36,6 +36,7 @@
 //! `iova` copy: both hold the same value when rdma-core or `post.rs` wrote
 //! the slot, and either is as untrusted as the other.
 
+use super::mw::BindWr;
 use super::qp_state::QpType;
 use super::wr::{classify, opcode, WrClass, MAX_MSG_SIZE, SEND_INLINE};
 
@@ -296,14 +297,7 @@ pub(crate) enum SendOp {
     /// `ib_mr` pointer next to them is not decoded.
     RegMr { key: u32, access: u32 },
     /// `BIND_MW`.
-    BindMw {
-        addr: u64,
-        length: u64,
-        mr_lkey: u32,
-        mw_rkey: u32,
-        rkey: u32,
-        access: u32,
-    },
+    BindMw(BindWr),
 }
 
 impl SendOp {
@@ -329,7 +323,7 @@ impl SendOp {
             SendOp::Flush { .. } => FLUSH,
             SendOp::LocalInv { .. } => LOCAL_INV,
             SendOp::RegMr { .. } => REG_MR,
-            SendOp::BindMw { .. } => BIND_MW,
+            SendOp::BindMw(_) => BIND_MW,
         }
     }
 
@@ -357,9 +351,7 @@ impl SendOp {
             SendOp::CmpSwap { .. } | SendOp::FetchAdd { .. } => WrClass::Atomic,
             SendOp::AtomicWrite { .. } => WrClass::AtomicWrite,
             SendOp::Flush { .. } => WrClass::Flush,
-            SendOp::LocalInv { .. } | SendOp::RegMr { .. } | SendOp::BindMw { .. } => {
-                WrClass::LocalOp
-            }
+            SendOp::LocalInv { .. } | SendOp::RegMr { .. } | SendOp::BindMw(_) => WrClass::LocalOp,
         }
     }
 }
@@ -515,7 +507,7 @@ pub(crate) fn decode_send(
         SendOp::Flush { .. }
         | SendOp::LocalInv { .. }
         | SendOp::RegMr { .. }
-        | SendOp::BindMw { .. } => (0, Payload::Sges(SgeList::EMPTY)),
+        | SendOp::BindMw(_) => (0, Payload::Sges(SgeList::EMPTY)),
     };
     Ok(SendWqe {
         wr_id,
@@ -629,14 +621,14 @@ fn send_op(hdr: &Fields<'_>, data: &[u8], code: u32) -> Result<SendOp, WqeError>
             key: hdr.u32(l::REG_KEY)?,
             access: hdr.u32(l::REG_ACCESS)?,
         },
-        BIND_MW => SendOp::BindMw {
+        BIND_MW => SendOp::BindMw(BindWr {
             addr: hdr.u64(l::MW_ADDR)?,
             length: hdr.u64(l::MW_LENGTH)?,
             mr_lkey: hdr.u32(l::MW_MR_LKEY)?,
             mw_rkey: hdr.u32(l::MW_MW_RKEY)?,
             rkey: hdr.u32(l::MW_RKEY)?,
             access: hdr.u32(l::MW_ACCESS)?,
-        },
+        }),
         _ => return Err(WqeError::BadOpcode(code)),
     })
 }
