@@ -19,7 +19,7 @@
 use crate::{
     ib::AtomicOp,
     logic::{
-        flush::{atomic_write_ok, flush_access, flush_range, qp_allows_flush},
+        flush::{atomic_write_ok, flush_access, flush_range, qp_allows_flush, ATOMIC_WRITE_LEN},
         mr::REMOTE_WRITE,
         wqe::SendOp,
     },
@@ -42,34 +42,15 @@ use kernel::{
 pub(crate) fn request_headers(op: &SendOp, hdrs: &mut Headers) -> Option<(u32, u32)> {
     // rxe sets the solicited bit only on SENDs and WRITEs with immediate.
     hdrs.bth.solicited = false;
-    match *op {
-        SendOp::AtomicWrite {
-            remote_addr, rkey, ..
-        } => {
-            hdrs.reth = Some(Reth {
-                va: remote_addr,
-                rkey,
-                len: 8,
-            });
-            Some((0, 8))
+    match op {
+        SendOp::AtomicWrite(wr) => {
+            hdrs.reth = Some(wr.reth());
+            Some((0, ATOMIC_WRITE_LEN))
         }
-        SendOp::Flush {
-            remote_addr,
-            rkey,
-            length,
-            placement_type,
-            level,
-        } => {
-            hdrs.reth = Some(Reth {
-                va: remote_addr,
-                rkey,
-                len: length,
-            });
-            // The FETH keeps the low bits, as rxe's `feth_init`.
-            hdrs.feth = Some(Feth {
-                placement_type,
-                selectivity: level,
-            });
+        SendOp::Flush(wr) => {
+            let (reth, feth) = wr.headers();
+            hdrs.reth = Some(reth);
+            hdrs.feth = Some(feth);
             Some((0, 0))
         }
         _ => None,

@@ -4,7 +4,7 @@
 
 use crate::logic::flush::*;
 use crate::logic::mr::{FLUSH_GLOBAL, FLUSH_PERSISTENT, REMOTE_WRITE};
-use crate::proto::headers::Feth;
+use crate::proto::headers::{Feth, Reth};
 
 #[test]
 fn flush_access_follows_the_placement_type() {
@@ -49,4 +49,48 @@ fn atomic_write_is_exactly_eight_bytes() {
     assert!(!atomic_write_ok(16, 16, 0));
     assert!(!atomic_write_ok(8, 8, 1));
     assert!(!atomic_write_ok(0, 0, 0));
+}
+
+#[test]
+fn flush_request_headers_carry_the_range_and_placement() {
+    let wr = FlushWr {
+        remote_addr: 0x1234_5678_9abc,
+        rkey: 0x55aa,
+        length: 4096,
+        placement_type: Feth::PLT_GLOBAL,
+        level: Feth::SEL_RANGE,
+    };
+    let (reth, feth) = wr.headers();
+    assert_eq!(
+        reth,
+        Reth {
+            va: 0x1234_5678_9abc,
+            rkey: 0x55aa,
+            len: 4096,
+        }
+    );
+    assert_eq!(
+        feth,
+        Feth {
+            placement_type: Feth::PLT_GLOBAL,
+            selectivity: Feth::SEL_RANGE,
+        }
+    );
+}
+
+#[test]
+fn atomic_write_request_names_8_bytes() {
+    let wr = AtomicWriteWr {
+        remote_addr: 0x1000,
+        rkey: 7,
+        value: *b"abcdefgh",
+    };
+    assert_eq!(
+        wr.reth(),
+        Reth {
+            va: 0x1000,
+            rkey: 7,
+            len: ATOMIC_WRITE_LEN,
+        }
+    );
 }

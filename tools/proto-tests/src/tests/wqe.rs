@@ -12,6 +12,7 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use std::vec::Vec;
 
+use crate::logic::flush::{AtomicWriteWr, FlushWr};
 use crate::logic::mw::BindWr;
 use crate::logic::qp_state::QpType;
 use crate::logic::wqe::*;
@@ -136,30 +137,20 @@ fn encode_send(spec: &SendSpec, slot_len: usize) -> Vec<u8> {
             s.u32(48, rkey);
             iova = remote_addr;
         }
-        SendOp::AtomicWrite {
-            remote_addr,
-            rkey,
-            value,
-        } => {
-            s.u64(24, remote_addr);
-            s.u32(32, rkey);
-            s.bytes(SEND_DATA, &value);
+        SendOp::AtomicWrite(wr) => {
+            s.u64(24, wr.remote_addr);
+            s.u32(32, wr.rkey);
+            s.bytes(SEND_DATA, &wr.value);
             s.u32(184, 8);
-            iova = remote_addr;
+            iova = wr.remote_addr;
         }
-        SendOp::Flush {
-            remote_addr,
-            rkey,
-            length,
-            placement_type,
-            level,
-        } => {
-            s.u64(24, remote_addr);
-            s.u32(36, rkey);
-            s.u8(40, placement_type);
-            s.u8(41, level);
-            s.u32(184, length);
-            iova = remote_addr;
+        SendOp::Flush(wr) => {
+            s.u64(24, wr.remote_addr);
+            s.u32(36, wr.rkey);
+            s.u8(40, wr.placement_type);
+            s.u8(41, wr.level);
+            s.u32(184, wr.length);
+            iova = wr.remote_addr;
         }
         SendOp::LocalInv { rkey } => s.u32(20, rkey),
         SendOp::RegMr { key, access } => {
@@ -168,20 +159,13 @@ fn encode_send(spec: &SendSpec, slot_len: usize) -> Vec<u8> {
             s.u32(32, key);
             s.u32(36, access);
         }
-        SendOp::BindMw(BindWr {
-            addr,
-            length,
-            mr_lkey,
-            mw_rkey,
-            rkey,
-            access,
-        }) => {
-            s.u64(24, addr);
-            s.u64(32, length);
-            s.u32(40, mr_lkey);
-            s.u32(44, mw_rkey);
-            s.u32(48, rkey);
-            s.u32(52, access);
+        SendOp::BindMw(wr) => {
+            s.u64(24, wr.addr);
+            s.u64(32, wr.length);
+            s.u32(40, wr.mr_lkey);
+            s.u32(44, wr.mw_rkey);
+            s.u32(48, wr.rkey);
+            s.u32(52, wr.access);
         }
     }
     if let Some(ud) = spec.ud {
@@ -428,18 +412,18 @@ fn atomic_buffer_may_exceed_8_bytes() {
 #[test]
 fn atomic_write_flush_and_local_ops() {
     let ops = [
-        SendOp::AtomicWrite {
+        SendOp::AtomicWrite(AtomicWriteWr {
             remote_addr: RADDR,
             rkey: 0x500,
             value: *b"12345678",
-        },
-        SendOp::Flush {
+        }),
+        SendOp::Flush(FlushWr {
             remote_addr: RADDR,
             rkey: 0x600,
             length: 4096,
             placement_type: 2,
             level: 1,
-        },
+        }),
         SendOp::LocalInv { rkey: 0x700 },
         SendOp::RegMr {
             key: 0x801,
@@ -460,13 +444,13 @@ fn atomic_write_flush_and_local_ops() {
         assert_eq!(wqe.op, op);
         assert!(sges.is_empty());
         match op {
-            SendOp::AtomicWrite { .. } => {
+            SendOp::AtomicWrite(_) => {
                 assert_eq!(wqe.length, 8);
                 assert_eq!(wqe.completion_length(), 8);
                 assert_eq!(wqe.payload, Payload::Inline(b"12345678"));
             }
             // No payload, but rxe reports the flushed length.
-            SendOp::Flush { .. } => {
+            SendOp::Flush(_) => {
                 assert_eq!(wqe.length, 0);
                 assert_eq!(wqe.completion_length(), 4096);
                 assert_eq!(wqe.payload, Payload::Sges(SgeList::EMPTY));
@@ -510,21 +494,21 @@ fn initiator_depth_is_taken_by_reads_atomics_and_atomic_writes() {
             true,
         ),
         (
-            SendOp::AtomicWrite {
+            SendOp::AtomicWrite(AtomicWriteWr {
                 remote_addr: 0,
                 rkey: 1,
                 value: [0; 8],
-            },
+            }),
             true,
         ),
         (
-            SendOp::Flush {
+            SendOp::Flush(FlushWr {
                 remote_addr: 0,
                 rkey: 1,
                 length: 8,
                 placement_type: 1,
                 level: 1,
-            },
+            }),
             false,
         ),
         (
@@ -553,11 +537,11 @@ fn initiator_depth_is_taken_by_reads_atomics_and_atomic_writes() {
 #[test]
 fn inline_flag_is_irrelevant_without_sges() {
     for op in [
-        SendOp::AtomicWrite {
+        SendOp::AtomicWrite(AtomicWriteWr {
             remote_addr: RADDR,
             rkey: 1,
             value: [9; 8],
-        },
+        }),
         SendOp::LocalInv { rkey: 2 },
     ] {
         let mut spec = rc_spec(op, Data::Sges(Vec::new()));
@@ -611,21 +595,21 @@ fn opcode_legality_per_qp_type() {
             &[Rc],
         ),
         (
-            SendOp::AtomicWrite {
+            SendOp::AtomicWrite(AtomicWriteWr {
                 remote_addr: 0,
                 rkey: 0,
                 value: [0; 8],
-            },
+            }),
             &[Rc],
         ),
         (
-            SendOp::Flush {
+            SendOp::Flush(FlushWr {
                 remote_addr: 0,
                 rkey: 0,
                 length: 0,
                 placement_type: 0,
                 level: 0,
-            },
+            }),
             &[Rc],
         ),
     ];
@@ -738,11 +722,11 @@ fn truncated_slots() {
     );
     // So must an ATOMIC WRITE's value.
     let aw = rc_spec(
-        SendOp::AtomicWrite {
+        SendOp::AtomicWrite(AtomicWriteWr {
             remote_addr: 0,
             rkey: 0,
             value: [1; 8],
-        },
+        }),
         Data::Sges(Vec::new()),
     );
     let slot = encode_send(&aw, slot_len(4, 64));
@@ -865,11 +849,11 @@ fn atomic_checks() {
     }
     // An ATOMIC WRITE carries exactly 8 bytes.
     let aw = rc_spec(
-        SendOp::AtomicWrite {
+        SendOp::AtomicWrite(AtomicWriteWr {
             remote_addr: 8,
             rkey: 0,
             value: [0; 8],
-        },
+        }),
         Data::Sges(Vec::new()),
     );
     let mut slot = encode_send(&aw, slot_len(4, 64));
@@ -879,11 +863,11 @@ fn atomic_checks() {
     }
     // Its alignment is the responder's business.
     let mut odd = aw.clone();
-    odd.op = SendOp::AtomicWrite {
+    odd.op = SendOp::AtomicWrite(AtomicWriteWr {
         remote_addr: 3,
         rkey: 0,
         value: [0; 8],
-    };
+    });
     assert!(round(&odd, QpType::Rc).is_ok());
 }
 
@@ -891,13 +875,13 @@ fn atomic_checks() {
 fn flush_length_is_bounded() {
     let flush = |length| {
         rc_spec(
-            SendOp::Flush {
+            SendOp::Flush(FlushWr {
                 remote_addr: 0,
                 rkey: 0,
                 length,
                 placement_type: 1,
                 level: 1,
-            },
+            }),
             Data::Sges(Vec::new()),
         )
     };
@@ -1044,22 +1028,22 @@ fn arb_rc_only() -> impl Strategy<Value = (SendOp, Data)> {
             Data::Sges(s)
         )),
         any::<(u64, u32, [u8; 8])>().prop_map(|(remote_addr, rkey, value)| (
-            SendOp::AtomicWrite {
+            SendOp::AtomicWrite(AtomicWriteWr {
                 remote_addr,
                 rkey,
                 value
-            },
+            }),
             Data::Sges(Vec::new())
         )),
         (any::<(u64, u32, u8, u8)>(), 0..=(1u32 << 31)).prop_map(
             |((remote_addr, rkey, placement_type, level), length)| (
-                SendOp::Flush {
+                SendOp::Flush(FlushWr {
                     remote_addr,
                     rkey,
                     length,
                     placement_type,
                     level
-                },
+                }),
                 Data::Sges(Vec::new())
             )
         ),
@@ -1156,7 +1140,7 @@ fn check_send_invariants(
         }
         Payload::Inline(b) => {
             prop_assert_eq!(b.len(), wqe.length as usize);
-            if !matches!(wqe.op, SendOp::AtomicWrite { .. }) {
+            if !matches!(wqe.op, SendOp::AtomicWrite(_)) {
                 prop_assert!(b.len() <= max_inline as usize);
             }
         }

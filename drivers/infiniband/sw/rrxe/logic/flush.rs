@@ -12,7 +12,7 @@
 //! writes.
 
 use super::mr::{FLUSH_GLOBAL, FLUSH_PERSISTENT};
-use crate::proto::headers::Feth;
+use crate::proto::headers::{Feth, Reth};
 
 const PLT_GLOBAL: u8 = Feth::PLT_GLOBAL;
 const PLT_PERSISTENT: u8 = Feth::PLT_PERSISTENT;
@@ -57,4 +57,55 @@ pub(crate) const ATOMIC_WRITE_LEN: u32 = 8;
 /// invalid request, as rxe).
 pub(crate) const fn atomic_write_ok(reth_len: u32, payload_len: usize, pad: usize) -> bool {
     reth_len == ATOMIC_WRITE_LEN && payload_len == ATOMIC_WRITE_LEN as usize && pad == 0
+}
+
+/// A FLUSH work request as posted: flush `length` bytes at `remote_addr`
+/// under `rkey` (`wr.wr.flush`; the length is the WQE's `dma.length`, where
+/// rdma-core puts it, as `wr.flush.length` stays zero), for the placement
+/// type and selectivity level given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct FlushWr {
+    pub(crate) remote_addr: u64,
+    pub(crate) rkey: u32,
+    pub(crate) length: u32,
+    pub(crate) placement_type: u8,
+    pub(crate) level: u8,
+}
+
+impl FlushWr {
+    /// The RETH and FETH of its request packet. The FETH takes the
+    /// placement type and level as posted; its encoder keeps their low
+    /// bits, as rxe's `feth_init`.
+    pub(crate) const fn headers(&self) -> (Reth, Feth) {
+        let reth = Reth {
+            va: self.remote_addr,
+            rkey: self.rkey,
+            len: self.length,
+        };
+        let feth = Feth {
+            placement_type: self.placement_type,
+            selectivity: self.level,
+        };
+        (reth, feth)
+    }
+}
+
+/// An ATOMIC WRITE work request as posted: store the 8 bytes `value` (the
+/// WQE's `dma.atomic_wr`) at `remote_addr` under `rkey` (`wr.wr.rdma`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AtomicWriteWr {
+    pub(crate) remote_addr: u64,
+    pub(crate) rkey: u32,
+    pub(crate) value: [u8; 8],
+}
+
+impl AtomicWriteWr {
+    /// The RETH of its request packet, naming the 8 bytes it stores.
+    pub(crate) const fn reth(&self) -> Reth {
+        Reth {
+            va: self.remote_addr,
+            rkey: self.rkey,
+            len: ATOMIC_WRITE_LEN,
+        }
+    }
 }

@@ -36,6 +36,7 @@
 //! `iova` copy: both hold the same value when rdma-core or `post.rs` wrote
 //! the slot, and either is as untrusted as the other.
 
+use super::flush::{AtomicWriteWr, FlushWr};
 use super::mw::BindWr;
 use super::qp_state::QpType;
 use super::wr::{classify, opcode, WrClass, MAX_MSG_SIZE, SEND_INLINE};
@@ -277,20 +278,10 @@ pub(crate) enum SendOp {
         add: u64,
     },
     /// `ATOMIC_WRITE` of the 8 bytes rdma-core stores in `dma.atomic_wr`.
-    AtomicWrite {
-        remote_addr: u64,
-        rkey: u32,
-        value: [u8; 8],
-    },
-    /// `FLUSH` of `length` bytes (rdma-core puts the length in
-    /// `dma.length`; `wr.flush.length` stays zero and is not read).
-    Flush {
-        remote_addr: u64,
-        rkey: u32,
-        length: u32,
-        placement_type: u8,
-        level: u8,
-    },
+    AtomicWrite(AtomicWriteWr),
+    /// `FLUSH` of a range (rdma-core puts the length in `dma.length`;
+    /// `wr.flush.length` stays zero and is not read).
+    Flush(FlushWr),
     /// `LOCAL_INV` of `rkey` (`ex.invalidate_rkey`).
     LocalInv { rkey: u32 },
     /// `REG_MR` (kernel consumers only): the new key and access flags. The
@@ -319,8 +310,8 @@ impl SendOp {
             SendOp::Read { .. } => RDMA_READ,
             SendOp::CmpSwap { .. } => ATOMIC_CMP_AND_SWP,
             SendOp::FetchAdd { .. } => ATOMIC_FETCH_AND_ADD,
-            SendOp::AtomicWrite { .. } => ATOMIC_WRITE,
-            SendOp::Flush { .. } => FLUSH,
+            SendOp::AtomicWrite(_) => ATOMIC_WRITE,
+            SendOp::Flush(_) => FLUSH,
             SendOp::LocalInv { .. } => LOCAL_INV,
             SendOp::RegMr { .. } => REG_MR,
             SendOp::BindMw(_) => BIND_MW,
@@ -349,8 +340,8 @@ impl SendOp {
             SendOp::Write { .. } => WrClass::Write,
             SendOp::Read { .. } => WrClass::Read,
             SendOp::CmpSwap { .. } | SendOp::FetchAdd { .. } => WrClass::Atomic,
-            SendOp::AtomicWrite { .. } => WrClass::AtomicWrite,
-            SendOp::Flush { .. } => WrClass::Flush,
+            SendOp::AtomicWrite(_) => WrClass::AtomicWrite,
+            SendOp::Flush(_) => WrClass::Flush,
             SendOp::LocalInv { .. } | SendOp::RegMr { .. } | SendOp::BindMw(_) => WrClass::LocalOp,
         }
     }
@@ -399,7 +390,7 @@ impl SendWqe<'_> {
     /// the length of the range it flushes.
     pub(crate) const fn completion_length(&self) -> u32 {
         match self.op {
-            SendOp::Flush { length, .. } => length,
+            SendOp::Flush(wr) => wr.length,
             _ => self.length,
         }
     }
@@ -500,14 +491,11 @@ pub(crate) fn decode_send(
         }
         // The remaining operations read no SGEs, so `IB_SEND_INLINE` does
         // not change anything for them.
-        SendOp::AtomicWrite { .. } => atomic_write_payload(data, dma_length)?,
-        SendOp::Flush { length, .. } if u64::from(length) > MAX_MSG_SIZE => {
-            return Err(WqeError::TooLong)
+        SendOp::AtomicWrite(_) => atomic_write_payload(data, dma_length)?,
+        SendOp::Flush(wr) if u64::from(wr.length) > MAX_MSG_SIZE => return Err(WqeError::TooLong),
+        SendOp::Flush(_) | SendOp::LocalInv { .. } | SendOp::RegMr { .. } | SendOp::BindMw(_) => {
+            (0, Payload::Sges(SgeList::EMPTY))
         }
-        SendOp::Flush { .. }
-        | SendOp::LocalInv { .. }
-        | SendOp::RegMr { .. }
-        | SendOp::BindMw(_) => (0, Payload::Sges(SgeList::EMPTY)),
     };
     Ok(SendWqe {
         wr_id,
@@ -604,18 +592,18 @@ fn send_op(hdr: &Fields<'_>, data: &[u8], code: u32) -> Result<SendOp, WqeError>
         },
         // rdma-core's `wr_atomic_write` fills the `rdma` member and puts
         // the value in `dma.atomic_wr`.
-        ATOMIC_WRITE => SendOp::AtomicWrite {
+        ATOMIC_WRITE => SendOp::AtomicWrite(AtomicWriteWr {
             remote_addr: hdr.u64(l::RDMA_REMOTE_ADDR)?,
             rkey: hdr.u32(l::RDMA_RKEY)?,
             value: bytes_at(data, 0).ok_or(WqeError::Truncated)?,
-        },
-        FLUSH => SendOp::Flush {
+        }),
+        FLUSH => SendOp::Flush(FlushWr {
             remote_addr: hdr.u64(l::FLUSH_REMOTE_ADDR)?,
             rkey: hdr.u32(l::FLUSH_RKEY)?,
             length: hdr.u32(l::SEND_DMA_LENGTH)?,
             placement_type: hdr.u8(l::FLUSH_TYPE)?,
             level: hdr.u8(l::FLUSH_LEVEL)?,
-        },
+        }),
         LOCAL_INV => SendOp::LocalInv { rkey: ex },
         REG_MR => SendOp::RegMr {
             key: hdr.u32(l::REG_KEY)?,
