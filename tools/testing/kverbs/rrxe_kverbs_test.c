@@ -513,6 +513,46 @@ static bool frwr_write_read(struct frwr *f)
 }
 
 /*
+ * An RDMA WRITE with immediate data of several packets through the fast
+ * MR: it consumes a receive of B, whose completion carries the data and,
+ * as rxe reports it, the WRITE's length.
+ */
+static bool frwr_write_imm(struct frwr *f)
+{
+	const struct ib_recv_wr *rbad = NULL;
+	const u32 len = PAGE_SIZE + 500;
+	const __be32 imm = cpu_to_be32(0x1234abcd);
+	struct ib_sge rsge = { .addr = (u64)(uintptr_t)(f->e->buf + 2048), .length = 64,
+			       .lkey = f->e->pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .wr_id = 450, .sg_list = &rsge, .num_sge = 1 };
+	struct ib_sge sge = { .addr = f->mra->iova + 100, .length = len, .lkey = f->mra->lkey };
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = 451, .opcode = IB_WR_RDMA_WRITE_WITH_IMM, .sg_list = &sge,
+			.num_sge = 1, .ex.imm_data = imm },
+		.remote_addr = f->mrb->iova + 300, .rkey = f->mrb->rkey,
+	};
+	struct ib_wc wc = {}, rwc = {};
+	int ret, n;
+
+	fill(f->bufa, 2 * PAGE_SIZE, 4);
+	ret = ib_post_recv(f->b, &rwr, &rbad);
+	CHECK(!ret, "frwr: B posts a receive for a WRITE with immediate (%d)", ret);
+	ret = post_wait(f->a, f->cqa, &wr.wr, &wc);
+	CHECK(!ret && wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_RDMA_WRITE,
+	      "frwr: RDMA WRITE with immediate of %u bytes completes (%d, status %d, opcode %d)",
+	      len, ret, wc.status, wc.opcode);
+	n = poll_n_for(f->cqb, &rwc, 1, FRWR_WAIT_MS);
+	CHECK(n == 1 && rwc.status == IB_WC_SUCCESS && rwc.opcode == IB_WC_RECV_RDMA_WITH_IMM &&
+	      rwc.wr_id == 450 && (rwc.wc_flags & IB_WC_WITH_IMM) && rwc.ex.imm_data == imm &&
+	      rwc.byte_len == len,
+	      "frwr: B's completion has the immediate data and byte_len %u (%d, status %d, opcode %d, flags %#x, byte_len %u)",
+	      len, n, rwc.status, rwc.opcode, rwc.wc_flags, rwc.byte_len);
+	CHECK(!memcmp(f->bufb + 300, f->bufa + 100, len),
+	      "frwr: the WRITE with immediate's bytes arrived");
+	return !ret && wc.status == IB_WC_SUCCESS && n == 1;
+}
+
+/*
  * LOCAL_INV of A's own MR, then registration again under the next key
  * (ib_update_fast_reg_key) on other pages, and a WRITE from it.
  */
@@ -613,7 +653,7 @@ static void test_frwr(struct env *e)
 	if (!frwr_register(f.b, f.cqb, f.mrb, f.sgb, 2, REMOTE_ACCESS, "frwr: B") ||
 	    !frwr_register(f.a, f.cqa, f.mra, f.sga, 2, IB_ACCESS_LOCAL_WRITE, "frwr: A"))
 		goto out;
-	if (frwr_write_read(&f) && frwr_local_inv_rereg(&f))
+	if (frwr_write_read(&f) && frwr_write_imm(&f) && frwr_local_inv_rereg(&f))
 		frwr_send_inv(&f);
 out:
 	frwr_teardown(&f);

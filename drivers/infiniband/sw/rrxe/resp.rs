@@ -55,8 +55,14 @@ pub(crate) enum InProgress {
     None,
     /// A SEND into the receive WQE in `RespState::recv`.
     Send,
-    /// An RDMA WRITE to `va` under `rkey`, `resid` bytes to go.
-    Write { rkey: u32, va: u64, resid: u32 },
+    /// An RDMA WRITE of `len` bytes (its RETH's), to go on at `va` under
+    /// `rkey`, `resid` bytes to go.
+    Write {
+        rkey: u32,
+        va: u64,
+        resid: u32,
+        len: u32,
+    },
     /// UC: the rest of a message that was dropped.
     Drop,
 }
@@ -389,8 +395,16 @@ fn place(
 /// against the MR table, every packet against what is left of it.
 fn write_payload(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<(), Placement> {
     let len = pkt.payload.len() as u32;
-    let (rkey, va, resid) = match (st.resp.cur, pkt.headers.reth) {
-        (InProgress::Write { rkey, va, resid }, _) => (rkey, va, resid),
+    let (rkey, va, resid, total) = match (st.resp.cur, pkt.headers.reth) {
+        (
+            InProgress::Write {
+                rkey,
+                va,
+                resid,
+                len: total,
+            },
+            _,
+        ) => (rkey, va, resid, total),
         (_, Some(reth)) => {
             if st.attr.get().qp_access_flags as u32 & REMOTE_WRITE == 0 {
                 return Err(Placement::Nak(NakCode::RemoteAccessError));
@@ -402,7 +416,7 @@ fn write_payload(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<()
                 resolve_rkey(qp, reth.rkey, reth.va, u64::from(reth.len), REMOTE_WRITE)
                     .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;
             }
-            (reth.rkey, reth.va, reth.len)
+            (reth.rkey, reth.va, reth.len, reth.len)
         }
         _ => return Err(Placement::Nak(NakCode::InvalidRequest)),
     };
@@ -419,6 +433,7 @@ fn write_payload(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<()
         rkey,
         va: va.wrapping_add(u64::from(len)),
         resid: resid - len,
+        len: total,
     };
     Ok(())
 }
@@ -467,11 +482,17 @@ fn finish_recv(
         .recv
         .first_chunk::<8>()
         .map_or(0, |b| u64::from_ne_bytes(*b));
+    // As rxe: a WRITE with immediate data reports the WRITE's length, a
+    // SEND the bytes placed in the receive.
+    let byte_len = match st.resp.cur {
+        InProgress::Write { len, .. } => len,
+        _ => st.resp.recv_offset,
+    };
     let mut c = Completion {
         wr_id,
         status,
         opcode: IB_WC_RECV,
-        byte_len: st.resp.recv_offset,
+        byte_len,
         qp_num: qp.qpn,
         src_qp: st.attr.get().dest_qp_num,
         port_num: crate::params::PORT as u8,
