@@ -477,27 +477,13 @@ fn finish_recv(
     if !st.resp.have_recv {
         return;
     }
-    let wr_id = st
-        .resp
-        .recv
-        .first_chunk::<8>()
-        .map_or(0, |b| u64::from_ne_bytes(*b));
     // As rxe: a WRITE with immediate data reports the WRITE's length, a
     // SEND the bytes placed in the receive.
     let byte_len = match st.resp.cur {
         InProgress::Write { len, .. } => len,
         _ => st.resp.recv_offset,
     };
-    let mut c = Completion {
-        wr_id,
-        status,
-        opcode: IB_WC_RECV,
-        byte_len,
-        qp_num: qp.qpn,
-        src_qp: st.attr.get().dest_qp_num,
-        port_num: crate::params::PORT as u8,
-        ..Default::default()
-    };
+    let mut c = recv_completion(qp, st, status, byte_len, st.attr.get().dest_qp_num);
     if let Some(imm) = pkt.headers.immdt {
         c.ex = imm.imm;
         c.wc_flags |= IB_WC_WITH_IMM;
@@ -532,12 +518,36 @@ fn finish_recv(
         c.set_network_header(st.path.is_none_or(|p| p.dst.is_v4()));
     }
     post_recv_completion(qp, st, rq, &c, pkt.headers.bth.solicited, notify);
-    if c.status != IB_WC_SUCCESS {
-        st.enter_error = true;
+}
+
+/// The completion of the receive WQE in use as every QP type fills it
+/// (`wc_flags` and what goes with them aside).
+fn recv_completion(
+    qp: &QpInner,
+    st: &QpState_,
+    status: u32,
+    byte_len: u32,
+    src_qp: u32,
+) -> Completion {
+    let wr_id = st
+        .resp
+        .recv
+        .first_chunk::<8>()
+        .map_or(0, |b| u64::from_ne_bytes(*b));
+    Completion {
+        wr_id,
+        status,
+        opcode: IB_WC_RECV,
+        byte_len,
+        qp_num: qp.qpn,
+        src_qp,
+        port_num: crate::params::PORT as u8,
+        ..Default::default()
     }
 }
 
-/// Posts a receive completion and releases the receive WQE.
+/// Posts a receive completion and releases the receive WQE. A failed
+/// receive takes the QP to the error state.
 fn post_recv_completion(
     qp: &QpInner,
     st: &mut QpState_,
@@ -555,6 +565,8 @@ fn post_recv_completion(
     st.resp.recv_offset = 0;
     if c.status == IB_WC_SUCCESS {
         qp.dev.counters.add(Counter::RdmaRecvs, 1);
+    } else {
+        st.enter_error = true;
     }
     notify.recv |= qp
         .recv_cq
@@ -938,20 +950,7 @@ fn on_ud(
         Err(e) => mem_status(e),
     };
     st.resp.recv_offset = (grh.len() + pkt.payload.len()) as u32;
-    let mut c = Completion {
-        wr_id: st
-            .resp
-            .recv
-            .first_chunk::<8>()
-            .map_or(0, |b| u64::from_ne_bytes(*b)),
-        status,
-        opcode: IB_WC_RECV,
-        byte_len: st.resp.recv_offset,
-        qp_num: qp.qpn,
-        src_qp: deth.src_qpn,
-        port_num: crate::params::PORT as u8,
-        ..Default::default()
-    };
+    let mut c = recv_completion(qp, st, status, st.resp.recv_offset, deth.src_qpn);
     if let Some(imm) = pkt.headers.immdt {
         c.ex = imm.imm;
         c.wc_flags |= IB_WC_WITH_IMM;
@@ -960,7 +959,4 @@ fn on_ud(
         c.set_network_header(meta.src.is_v4());
     }
     post_recv_completion(qp, st, rq, &c, pkt.headers.bth.solicited, notify);
-    if status != IB_WC_SUCCESS {
-        st.enter_error = true;
-    }
 }
