@@ -9,6 +9,7 @@ mod headers;
 mod icrc;
 mod keys;
 mod mad;
+mod mcast;
 mod mr;
 mod mtu;
 mod mw;

@@ -24,11 +24,13 @@
 //!   slot.
 //! - [`mw`]: memory window binds and accesses through windows.
 //! - [`flush`]: the responder's rules for FLUSH and ATOMIC WRITE.
+//! - [`mcast`]: multicast groups: MGIDs, their Ethernet addresses, limits.
 
 pub(crate) mod flow;
 pub(crate) mod flush;
 pub(crate) mod keys;
 pub(crate) mod mad;
+pub(crate) mod mcast;
 pub(crate) mod mr;
 pub(crate) mod mw;
 pub(crate) mod qp_state;
