@@ -12,7 +12,8 @@ use crate::{
         Qp, QpAttr, QpBinding, QpInitAttr, RecvWrs, SendWrs, Srq, SrqHandle, Udata, WorkCompletion,
     },
     irq_table::IrqTable,
-    logic::{mad, qp_state::QpType},
+    logic::{self, mad, qp_state::QpType},
+    mcast::McastTable,
     mr::{MrSpec, MrTable, RrxeMr},
     mw::{MwTable, RrxeMw},
     net::NetDevRef,
@@ -98,6 +99,9 @@ pub(crate) struct Shared {
     /// Live AHs.
     #[pin]
     pub(crate) ahs: AhTable,
+    /// Multicast groups and the QPs attached to them.
+    #[pin]
+    pub(crate) mcast: McastTable,
 }
 
 impl Shared {
@@ -117,6 +121,7 @@ impl Shared {
                 mrs <- MrTable::new_mrs(),
                 mws <- MwTable::new_mws(),
                 ahs <- AhTable::new(),
+                mcast <- McastTable::new(),
             }),
             GFP_KERNEL,
         )
@@ -233,6 +238,9 @@ impl RrxeDevice {
 #[pinned_drop]
 impl PinnedDrop for RrxeDevice {
     fn drop(self: Pin<&mut Self>) {
+        // Every QP is gone, so every group is empty by now; leave nothing
+        // joined on the netdev in any case (and drop the QP references).
+        self.shared.mcast.clear(self.shared.netdev().as_deref());
         tunnel::detach(&self.shared);
         registry::remove(self.id);
     }
@@ -404,6 +412,11 @@ impl Operations for RrxeDevice {
     }
 
     fn destroy_qp(qp: &Qp<Self>) -> Result {
+        // IBA o10-2.2.3, as rxe: not while attached to a multicast group
+        // (the core already refuses, counting attachments in `usecnt`).
+        if qp.inner.in_mcast_group() {
+            return Err(EBUSY);
+        }
         let removed = qp
             .device::<Self>()
             .shared
@@ -425,6 +438,22 @@ impl Operations for RrxeDevice {
 
     fn post_recv(qp: &Qp<Self>, wrs: Option<RecvWrs<'_>>) -> Result<(), PostError> {
         qp.inner.post_recv(wrs)
+    }
+
+    fn attach_mcast(qp: &Qp<Self>, mgid: &[u8; 16], _mlid: u16) -> Result {
+        check_mcast(qp, mgid)?;
+        let shared = &qp.device::<Self>().shared;
+        shared
+            .mcast
+            .attach(&qp.inner, mgid, shared.netdev().as_deref())
+    }
+
+    fn detach_mcast(qp: &Qp<Self>, mgid: &[u8; 16], _mlid: u16) -> Result {
+        check_mcast(qp, mgid)?;
+        let shared = &qp.device::<Self>().shared;
+        shared
+            .mcast
+            .detach(&qp.inner, mgid, shared.netdev().as_deref())
     }
 
     type Srq = RrxeSrq;
@@ -597,6 +626,16 @@ impl Operations for RrxeDevice {
             pr_info!("{}: added on {}\n", dev.name(), ndev.name());
         }
         Ok(())
+    }
+}
+
+/// What the core checks before attaching or detaching (a UD QP, a
+/// multicast GID), checked again: `EINVAL` otherwise.
+fn check_mcast(qp: &Qp<RrxeDevice>, mgid: &[u8; 16]) -> Result {
+    if qp.inner.ty == QpType::Ud && logic::mcast::is_multicast(mgid) {
+        Ok(())
+    } else {
+        Err(EINVAL)
     }
 }
 

@@ -4,7 +4,10 @@
 //! (drivers/infiniband/sw/rxe/rxe_param.h) so that applications tuned for one
 //! behave the same on the other.
 
-use crate::ib::{consts::*, DeviceAttr, PortAttr};
+use crate::{
+    ib::{consts::*, DeviceAttr, PortAttr},
+    logic::mcast,
+};
 
 /// IEEE OUI-less vendor id used by software RDMA devices.
 pub(crate) const VENDOR_ID: u32 = 0xff_ffff;
@@ -91,9 +94,9 @@ pub(crate) fn fill_device_attr(attr: &mut DeviceAttr, sys_image_guid: u64) {
     attr.max_res_rd_atom = 0x3f000;
     attr.max_qp_init_rd_atom = MAX_RD_ATOMIC;
     attr.atomic_cap = IB_ATOMIC_HCA;
-    attr.max_mcast_grp = 8192;
-    attr.max_mcast_qp_attach = 56;
-    attr.max_total_mcast_qp_attach = 0x70000;
+    attr.max_mcast_grp = mcast::MAX_GROUPS;
+    attr.max_mcast_qp_attach = mcast::MAX_QPS_PER_GROUP;
+    attr.max_total_mcast_qp_attach = mcast::MAX_ATTACHMENTS;
     attr.max_ah = MAX_AH;
     attr.max_srq = MAX_SRQ;
     attr.max_srq_wr = DEFAULT_MAX;

@@ -33,7 +33,7 @@ use crate::{
     srq::SrqInner,
     xmit::Outbox,
 };
-use core::sync::atomic::{AtomicU8, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 use kernel::{
     impl_has_delayed_work, impl_has_work, new_delayed_work, new_spinlock_irq, new_work,
     prelude::*,
@@ -201,6 +201,8 @@ pub(crate) struct QpInner {
     runner: RunOnce,
     /// The socket buffers this QP has in the IP stack.
     tx: SkbAccount<QpInner>,
+    /// How many multicast groups the QP is attached to (`crate::mcast`).
+    mcast_groups: AtomicU32,
 }
 
 /// A QP's packets are counted while in the IP stack; the requester pauses
@@ -395,6 +397,7 @@ impl QpInner {
                 rnr <- new_delayed_work!("rrxe_qp_rnr"),
                 runner: RunOnce::new(),
                 tx: SkbAccount::new()?,
+                mcast_groups: AtomicU32::new(0),
             }),
             GFP_KERNEL,
         )
@@ -403,6 +406,24 @@ impl QpInner {
     /// The QP number.
     pub(crate) fn qpn(&self) -> u32 {
         self.qpn
+    }
+
+    /// The multicast table attached the QP to one more group.
+    pub(crate) fn mcast_attached(&self) {
+        self.mcast_groups.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The multicast table detached the QP from a group.
+    pub(crate) fn mcast_detached(&self) {
+        let _ = self
+            .mcast_groups
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    }
+
+    /// Whether the QP is attached to a multicast group (then it cannot be
+    /// destroyed, IBA o10-2.2.3).
+    pub(crate) fn in_mcast_group(&self) -> bool {
+        self.mcast_groups.load(Ordering::Relaxed) != 0
     }
 
     /// `modify_qp`: validates the whole request first, then applies it, so
@@ -884,6 +905,18 @@ impl QpInner {
 
     /// A packet for this QP, from the receive path (softirq).
     pub(crate) fn receive(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>) {
+        self.deliver(pkt, meta, true);
+    }
+
+    /// A multicast packet for one of the groups this QP is attached to,
+    /// which the receive path has counted once for all of them.
+    pub(crate) fn receive_multicast(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>) {
+        self.deliver(pkt, meta, false);
+    }
+
+    /// Hands a packet to the completer or responder; `count`: count it in
+    /// the port's received packets once it passed the QP's checks.
+    fn deliver(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>, count: bool) {
         // Answers leave through the device's netdev, whatever the packet
         // arrived on (`lo`, for a device's packets to itself).
         let Some(ndev) = self.dev.netdev() else {
@@ -900,7 +933,9 @@ impl QpInner {
             {
                 return;
             }
-            self.count_received(pkt);
+            if count {
+                self.count_received(pkt);
+            }
             let mut sq = self.sq.lock();
             comp::on_response(self, &mut st, &sq, pkt);
             comp::complete_done(self, &mut st, &mut sq, &mut notify);
@@ -914,7 +949,9 @@ impl QpInner {
             {
                 return;
             }
-            self.count_received(pkt);
+            if count {
+                self.count_received(pkt);
+            }
             let mut rq = self.rq.lock();
             let meta = RxMeta { ndev, ..*meta };
             resp::on_request(

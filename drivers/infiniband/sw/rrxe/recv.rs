@@ -2,22 +2,21 @@
 
 //! The receive path: what arrives on UDP port 4791, checked before any QP
 //! sees it (framing, ICRC, P_Key, destination QP, transport), then handed
-//! to the QP's responder or completer. Runs in softirq context.
+//! to the QP's responder or completer, or, for a multicast group, to the
+//! responder of every QP attached to it. Runs in softirq context.
 
 use crate::{
+    counters::Counter,
     device::Shared,
-    logic::qp_state::QpType,
+    logic::{mcast::MULTICAST_QPN, qp_state::QpType},
     net::RxDatagram,
     proto::{
         icrc::{self, IpHeader},
         opcode::Transport,
-        packet::parse_packet,
+        packet::{parse_packet, Packet},
     },
     resp::RxMeta,
 };
-
-/// The BTH destination QP of multicast packets (not supported).
-const MULTICAST_QPN: u32 = 0x00ff_ffff;
 
 /// Whether a P_Key is the default partition's (full or limited member),
 /// the only one in rrxe's P_Key table.
@@ -49,7 +48,16 @@ pub(crate) fn receive(dev: &Shared, dg: &RxDatagram) {
         return;
     }
     let bth = &pkt.headers.bth;
-    if !pkey_ok(bth.pkey) || bth.dest_qpn == MULTICAST_QPN {
+    if !pkey_ok(bth.pkey) {
+        return;
+    }
+    let meta = RxMeta {
+        src: dg.src(),
+        ip_header: dg.ip_header(),
+        ndev: dg.netdev(),
+    };
+    if bth.dest_qpn == MULTICAST_QPN {
+        receive_multicast(dev, dg, &pkt, &meta);
         return;
     }
     let Some(qp) = dev.qps.get(bth.dest_qpn as usize) else {
@@ -58,10 +66,26 @@ pub(crate) fn receive(dev: &Shared, dg: &RxDatagram) {
     if !transport_matches(pkt.info().transport(), qp.ty) {
         return;
     }
-    let meta = RxMeta {
-        src: dg.src(),
-        ip_header: dg.ip_header(),
-        ndev: dg.netdev(),
-    };
     qp.receive(&pkt, &meta);
+}
+
+/// A packet to the multicast QPN goes to every QP attached to the group
+/// its destination address names (rxe's `rxe_rcv_mcast_pkt`). As rxe, it
+/// counts as received once it passed the header checks, whether a group
+/// takes it or not; a packet for no group (or to a unicast address) is
+/// dropped. Only UD QPs can be attached, so only UD packets are delivered;
+/// each QP checks its state and Q_Key as for any UD packet.
+fn receive_multicast(dev: &Shared, dg: &RxDatagram, pkt: &Packet<'_>, meta: &RxMeta<'_>) {
+    dev.counters.add(Counter::RcvdPkts, 1);
+    dev.counters
+        .add(Counter::RcvdBytes, pkt.layout.total_len as u64);
+    if pkt.info().transport() != Transport::Ud {
+        return;
+    }
+    let Some(members) = dev.mcast.members(&dg.dst().0) else {
+        return;
+    };
+    for qp in members.iter() {
+        qp.receive_multicast(pkt, meta);
+    }
 }

@@ -25,6 +25,7 @@ mod link;
 // Pure verbs and transport rules; not every helper is used by the driver.
 #[allow(dead_code)]
 mod logic;
+mod mcast;
 mod mem;
 mod mr;
 mod mw;

@@ -43,8 +43,8 @@ mod raw {
 
 // Types.
 pub(crate) use raw::{
-    ib_ah, ib_atomic_wr, ib_cq, ib_cq_init_attr, ib_dmah, ib_event, ib_event__bindgen_ty_1, ib_grh,
-    ib_mad, ib_mr, ib_mw, ib_pd, ib_qp, ib_qp_attr, ib_qp_cap, ib_qp_init_attr, ib_rdma_wr,
+    ib_ah, ib_atomic_wr, ib_cq, ib_cq_init_attr, ib_dmah, ib_event, ib_event__bindgen_ty_1, ib_gid,
+    ib_grh, ib_mad, ib_mr, ib_mw, ib_pd, ib_qp, ib_qp_attr, ib_qp_cap, ib_qp_init_attr, ib_rdma_wr,
     ib_recv_wr, ib_reg_wr, ib_send_wr, ib_sge, ib_srq, ib_srq_attr, ib_srq_init_attr, ib_ud_wr,
     ib_umem, ib_uverbs_wc, ib_wc, mminfo, rdma_ah_attr, rdma_ah_init_attr, rdma_hw_stats,
     rdma_stat_desc, rdma_user_mmap_entry, rxe_create_ah_resp, rxe_create_cq_resp,
@@ -87,8 +87,8 @@ pub(crate) use raw::{
 
 // The UDP data path (net/) and the runtime helpers (rt/).
 pub(crate) use raw::{
-    cancel_delayed_work_sync, cancel_work_sync, flush_delayed_work, flush_work,
-    udp_tunnel_sock_release,
+    cancel_delayed_work_sync, cancel_work_sync, dev_mc_add, dev_mc_del, flush_delayed_work,
+    flush_work, udp_tunnel_sock_release,
 };
 pub(crate) use raw::{delayed_work, dst_entry, sk_buff, sock, socket, work_struct, ETH_HLEN};
 pub(crate) use raw::{

@@ -304,6 +304,18 @@ pub(crate) trait Operations: Sized + Send + Sync {
     fn post_recv(_qp: &Qp<Self>, _wrs: Option<RecvWrs<'_>>) -> Result<(), PostError> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
+    /// Attaches a queue pair to the multicast group `mgid` (IBA 11.3.1).
+    /// The core has checked that the QP is UD and `mgid` a multicast GID;
+    /// `mlid` is the group's LID, which means nothing on Ethernet. Once it
+    /// succeeds the core refuses to destroy the QP until it is detached.
+    fn attach_mcast(_qp: &Qp<Self>, _mgid: &[u8; 16], _mlid: u16) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Detaches a queue pair from the multicast group `mgid` (IBA 11.3.2);
+    /// checked by the core as [`Operations::attach_mcast`].
+    fn detach_mcast(_qp: &Qp<Self>, _mgid: &[u8; 16], _mlid: u16) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
 
     /// Driver data of a shared receive queue.
     type Srq: Send + Sync;
@@ -561,6 +573,8 @@ impl<T: Operations> IbDevice<T> {
             query_qp: op!(T::HAS_QUERY_QP, Self::query_qp),
             destroy_qp: op!(T::HAS_DESTROY_QP, Self::destroy_qp),
             post_send: op!(T::HAS_POST_SEND, Self::post_send),
+            attach_mcast: op!(T::HAS_ATTACH_MCAST, Self::attach_mcast),
+            detach_mcast: op!(T::HAS_DETACH_MCAST, Self::detach_mcast),
             get_dma_mr: op!(T::HAS_GET_DMA_MR, Self::get_dma_mr),
             reg_user_mr: op!(T::HAS_REG_USER_MR, Self::reg_user_mr),
             dereg_mr: op!(T::HAS_DEREG_MR, Self::dereg_mr),
@@ -980,6 +994,31 @@ impl<T: Operations> IbDevice<T> {
     unsafe extern "C" fn destroy_qp(qp: *mut sys::ib_qp, _ud: *mut sys::ib_udata) -> i32 {
         // SAFETY: see above.
         unsafe { destroy(qp, T::destroy_qp) }
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `attach_mcast`.
+    unsafe extern "C" fn attach_mcast(qp: *mut sys::ib_qp, gid: *mut sys::ib_gid, lid: u16) -> i32 {
+        from_result(|| {
+            // SAFETY: see above; `gid` is valid for reads, and any 16 bytes
+            // are a valid `raw` view of the union.
+            let (obj, mgid) = unsafe { (Qp::<T>::from_raw(qp), (*gid).raw) };
+            T::attach_mcast(obj, &mgid, lid)?;
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// Called only by the RDMA core as `detach_mcast`.
+    unsafe extern "C" fn detach_mcast(qp: *mut sys::ib_qp, gid: *mut sys::ib_gid, lid: u16) -> i32 {
+        from_result(|| {
+            // SAFETY: as in `attach_mcast`.
+            let (obj, mgid) = unsafe { (Qp::<T>::from_raw(qp), (*gid).raw) };
+            T::detach_mcast(obj, &mgid, lid)?;
+            Ok(0)
+        })
     }
 
     /// Reports a refused post: `bad` gets the request that failed.

@@ -5,7 +5,7 @@
 
 use crate::sys;
 use core::{ops::Deref, ptr::NonNull};
-use kernel::{prelude::*, types::Opaque};
+use kernel::{error::to_result, prelude::*, types::Opaque};
 
 /// A network device, borrowed for as long as the caller holds it alive.
 ///
@@ -108,6 +108,22 @@ impl NetDev {
     pub(crate) fn is_loopback(&self) -> bool {
         // SAFETY: `self` is valid by the type invariant.
         unsafe { sys::rrxe_netdev_is_loopback(self.as_raw()) }
+    }
+
+    /// Adds the link-layer multicast address `mac` to the device's
+    /// multicast list (`dev_mc_add`), so that it receives frames sent
+    /// there. Each add takes a reference that one [`NetDev::mc_del`] drops.
+    pub(crate) fn mc_add(&self, mac: &[u8; 6]) -> Result {
+        // SAFETY: `self` is valid by the type invariant; `mac` holds the
+        // device's address length (6 bytes, Ethernet) and outlives the call.
+        to_result(unsafe { sys::dev_mc_add(self.as_raw(), mac.as_ptr()) })
+    }
+
+    /// Drops one reference on the multicast address `mac` taken by
+    /// [`NetDev::mc_add`] (`dev_mc_del`); `ENOENT` if there is none.
+    pub(crate) fn mc_del(&self, mac: &[u8; 6]) -> Result {
+        // SAFETY: as in `mc_add`.
+        to_result(unsafe { sys::dev_mc_del(self.as_raw(), mac.as_ptr()) })
     }
 
     /// Whether the link can carry RDMA traffic: up and with carrier.
