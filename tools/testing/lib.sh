@@ -247,16 +247,18 @@ unload_drivers() {
 	if [ -d /sys/module/rdma_rxe ]; then rmmod rdma_rxe 2>&1 | sed 's/^/# teardown: /'; fi
 }
 
-# xfer_bin: the path of rrxe_xfer (tools/testing/xfer), built on the host
-# by `make`; when that binary is missing or older than its source, it is
-# compiled into /tmp here (the guest has the toolchain root's gcc).
+# xfer_bin [TOOL]: the path of TOOL (rrxe_xfer by default, or rrxe_mcast;
+# tools/testing/xfer), built on the host by `make`; when that binary is
+# missing or older than its source, it is compiled into /tmp here (the
+# guest has the toolchain root's gcc).
 xfer_bin() {
-	local src=$RRXE_TOP/tools/testing/xfer/rrxe_xfer.c bin=$RRXE_TOP/tools/testing/xfer/rrxe_xfer
+	local tool=${1:-rrxe_xfer}
+	local src=$RRXE_TOP/tools/testing/xfer/$tool.c bin=$RRXE_TOP/tools/testing/xfer/$tool
 	if [ -x "$bin" ] && [ "$bin" -nt "$src" ]; then
 		echo "$bin"
 		return 0
 	fi
-	echo "# rrxe_xfer is not built (make builds it): compiling it in the guest" >&2
-	gcc -O2 -std=gnu11 -Wall -o /tmp/rrxe_xfer "$src" -libverbs >&2 || return 1
-	echo /tmp/rrxe_xfer
+	echo "# $tool is not built (make builds it): compiling it in the guest" >&2
+	gcc -O2 -std=gnu11 -Wall -o "/tmp/$tool" "$src" -libverbs >&2 || return 1
+	echo "/tmp/$tool"
 }

@@ -28,14 +28,9 @@ modules="${*:-test_device test_pd test_cq test_cq_events test_mr test_qp test_sr
 known_gaps=(
 	# Empty: memory windows, FLUSH and ATOMIC WRITE have landed.
 )
-# Not implemented, and not in the works: multicast (attach_mcast): rdma_cm
-# UD multicast joins with traffic, and a join, leave and send after the
-# leave (whose join fails with RDMA_CM_EVENT_MULTICAST_ERROR on rrxe, or
-# once in a while passes). Treated as the known gaps are.
+# Not implemented, and not in the works; treated as the known gaps are.
 not_implemented=(
-	test_rdmacm.CMTestCase.test_rdmacm_async_multicast_traffic
-	test_rdmacm.CMTestCase.test_rdmacm_async_ex_multicast_traffic
-	test_rdmacm.CMTestCase.test_rdmacm_async_ex_leave_multicast_traffic
+	# Empty: multicast (attach_mcast) has landed.
 )
 declare -A gap
 for t in "${known_gaps[@]}" "${not_implemented[@]}"; do gap[$t]=1; done
