@@ -712,13 +712,13 @@ fn build_request(
                 });
             }
             if last {
-                hdrs.immdt = imm.map(|imm| ImmDt { imm });
+                hdrs.immdt = imm.map(ImmDt::from_stored);
             }
             packet_span(w.length, st.mtu, idx).ok_or(IB_WC_LOC_LEN_ERR)?
         }
         SendOp::Send { imm, inv_rkey } => {
             if last {
-                hdrs.immdt = imm.map(|imm| ImmDt { imm });
+                hdrs.immdt = imm.map(ImmDt::from_stored);
                 hdrs.ieth = inv_rkey.map(|rkey| Ieth { rkey });
             }
             packet_span(w.length, st.mtu, idx).ok_or(IB_WC_LOC_LEN_ERR)?

@@ -485,7 +485,7 @@ fn finish_recv(
     };
     let mut c = recv_completion(qp, st, status, byte_len, st.attr.get().dest_qp_num);
     if let Some(imm) = pkt.headers.immdt {
-        c.ex = imm.imm;
+        c.ex = imm.stored();
         c.wc_flags |= IB_WC_WITH_IMM;
         if pkt.info().is_write() {
             c.opcode = IB_WC_RECV_RDMA_WITH_IMM;
@@ -952,7 +952,7 @@ fn on_ud(
     st.resp.recv_offset = (grh.len() + pkt.payload.len()) as u32;
     let mut c = recv_completion(qp, st, status, st.resp.recv_offset, deth.src_qpn);
     if let Some(imm) = pkt.headers.immdt {
-        c.ex = imm.imm;
+        c.ex = imm.stored();
         c.wc_flags |= IB_WC_WITH_IMM;
     }
     if status == IB_WC_SUCCESS {

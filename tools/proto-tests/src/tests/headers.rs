@@ -373,3 +373,18 @@ fn rnr_timer_table() {
         assert!(rnr_timeout_usecs(t) > rnr_timeout_usecs(t - 1));
     }
 }
+
+/// Immediate data goes on the wire as the bytes the work request stores
+/// (`__be32`), and comes back into a completion the same way, as in C rxe.
+#[test]
+fn immediate_data_keeps_the_stored_bytes() {
+    let stored = u32::from_ne_bytes([0x00, 0x00, 0x00, 0x01]);
+    let imm = ImmDt::from_stored(stored);
+    assert_eq!(imm.imm, 1);
+    let mut buf = [0u8; 4];
+    assert_eq!(imm.build(&mut buf), Ok(4));
+    assert_eq!(buf, [0x00, 0x00, 0x00, 0x01]);
+    let back = ImmDt::parse(&buf).map(ImmDt::stored);
+    assert_eq!(back, Ok(stored));
+    assert_eq!(back.map(u32::to_ne_bytes), Ok([0, 0, 0, 1]));
+}

@@ -468,6 +468,23 @@ pub(crate) struct ImmDt {
     pub(crate) imm: u32,
 }
 
+impl ImmDt {
+    /// The immediate data of a work request, stored as verbs store it: a
+    /// `__be32`, whose bytes in memory are the bytes on the wire, read as
+    /// a native `u32`. C rxe copies those bytes unchanged.
+    pub(crate) const fn from_stored(stored: u32) -> ImmDt {
+        ImmDt {
+            imm: u32::from_be(stored),
+        }
+    }
+
+    /// The immediate data as a work completion stores it (`__be32`, as
+    /// [`ImmDt::from_stored`]).
+    pub(crate) const fn stored(self) -> u32 {
+        self.imm.to_be()
+    }
+}
+
 impl WireHeader for ImmDt {
     const SIZE: usize = 4;
 
