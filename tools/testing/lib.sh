@@ -247,7 +247,7 @@ unload_drivers() {
 	if [ -d /sys/module/rdma_rxe ]; then rmmod rdma_rxe 2>&1 | sed 's/^/# teardown: /'; fi
 }
 
-# xfer_bin [TOOL]: the path of TOOL (rrxe_xfer by default, or rrxe_mcast;
+# xfer_bin [TOOL]: the path of TOOL (rrxe_xfer by default, rrxe_mcast or rrxe_mccm;
 # tools/testing/xfer), built on the host by `make`; when that binary is
 # missing or older than its source, it is compiled into /tmp here (the
 # guest has the toolchain root's gcc).
@@ -259,6 +259,6 @@ xfer_bin() {
 		return 0
 	fi
 	echo "# $tool is not built (make builds it): compiling it in the guest" >&2
-	gcc -O2 -std=gnu11 -Wall -o "/tmp/$tool" "$src" -libverbs >&2 || return 1
+	gcc -O2 -std=gnu11 -Wall -o "/tmp/$tool" "$src" -lrdmacm -libverbs >&2 || return 1
 	echo "/tmp/$tool"
 }
