@@ -11,8 +11,6 @@
 # usage: 12-lossy.sh [PAIR...]   (PAIR as in 11-traffic.sh: CLIENT-SERVER,
 #   default $RRXE_PAIRS, else rrxe-rrxe rrxe-rxe rxe-rrxe; rxe-rxe
 #   validates the harness)
-# The lossy run is limited to $RRXE_LOSSY_PAIRS (default: every pairing
-# but rrxe-rxe, see below).
 # $RRXE_XFER_BYTES (default 4 MiB) is moved per operation on the clean wire,
 # $RRXE_LOSSY_BYTES (default 1 MiB) on the lossy one. A pairing that fails
 # on the clean wire skips the lossy run, and no run starts after
@@ -60,17 +58,6 @@ for pair in "${pairs[@]}"; do
 	fi
 	grep '^xfer: [a-z]* [0-9]* bytes' "$TRAFFIC_TMP/$pair-clean.client" | sed 's/^/# /'
 
-	# rrxe requesting from C rxe over the lossy wire can stall for good
-	# (rxe acknowledges the first PSN of a WRITE again and again while
-	# rrxe resends it; issue 4's notes): it runs only when named.
-	case " ${RRXE_LOSSY_PAIRS:-rrxe-rrxe rxe-rrxe rxe-rxe} " in
-	*" $pair "*) ;;
-	*)
-		echo "# $pair: lossy wire not in RRXE_LOSSY_PAIRS, skipped"
-		pair_down
-		continue
-		;;
-	esac
 	check "$pair: netem on veth1 ($netem)" ip netns exec h1 tc qdisc add dev veth1 root netem $netem
 	check "$pair: netem on veth2" ip netns exec h2 tc qdisc add dev veth2 root netem $netem
 	echo "# before: $DEV1: $(counters $DEV1)"

@@ -13,6 +13,7 @@ use crate::{
     cq::Completion,
     ib::consts::*,
     logic::{
+        flow::backed_off,
         qp_state::QpState,
         qp_state::QpType,
         segment::{packet_count, packet_span},
@@ -108,6 +109,8 @@ fn acked_before(qp: &QpInner, st: &mut QpState_, psn: Psn) -> bool {
 /// and the timeout clock.
 fn note_progress(st: &mut QpState_, progress: bool) {
     if progress {
+        st.req.window.acked();
+        st.req.timeouts = 0;
         st.req.retry_started = false;
         st.req.retry_left = st.attr.get().retry_cnt;
         st.req.rnr_left = st.attr.get().rnr_retry;
@@ -336,7 +339,8 @@ fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet
 /// retransmit from the oldest unacknowledged PSN. Returns the jiffies to
 /// wait before checking again, if the timer should stay armed.
 pub(crate) fn timeout(qp: &QpInner, st: &mut QpState_) -> Option<u64> {
-    let period = st.timeout_jiffies?;
+    let base = st.timeout_jiffies?;
+    let period = backed_off(base, st.req.timeouts);
     if st.state.raw() < QpState::Rts.raw() || !st.req.awaiting_peer() {
         return None;
     }
@@ -348,8 +352,12 @@ pub(crate) fn timeout(qp: &QpInner, st: &mut QpState_) -> Option<u64> {
     if oldest_pending(st).is_some() {
         let psn = st.req.oldest_unacked();
         retry(qp, st, psn);
+        // The responder may be swamped rather than the packets lost: send
+        // a little and wait longer (see `SendWindow`).
+        st.req.window.timed_out();
+        st.req.timeouts = st.req.timeouts.saturating_add(1);
     }
-    Some(period)
+    Some(backed_off(base, st.req.timeouts))
 }
 
 /// Pops the completed flights at the head of the SQ and reports them.

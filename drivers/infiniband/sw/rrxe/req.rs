@@ -12,7 +12,7 @@
 use crate::{
     ib::consts::*,
     logic::{
-        flow::{window_open, MAX_PKTS_PER_ACK},
+        flow::{SendWindow, MAX_PKTS_PER_ACK},
         qp_state::QpType,
         segment::{packet_count, packet_span, position, request_opcode, Position, ReqKind},
         wqe::{self, Payload, SendOp, SendWqe, SEND_FENCE, SEND_SIGNALED, SEND_SOLICITED},
@@ -202,6 +202,10 @@ pub(crate) struct ReqState {
     pub(crate) timer_armed: bool,
     /// Jiffies of the last forward progress (ACK, or sending from idle).
     pub(crate) progress: u64,
+    /// How many PSNs may be unacknowledged (smaller after a timeout).
+    pub(crate) window: SendWindow,
+    /// Retransmit timeouts in a row without progress (the timer backs off).
+    pub(crate) timeouts: u8,
     /// READs and atomics in flight.
     pub(crate) rd_atomic: u32,
     /// One SQ element, copied out of the ring to be decoded.
@@ -224,6 +228,8 @@ impl ReqState {
             retry_started: false,
             timer_armed: false,
             progress: 0,
+            window: SendWindow::new(),
+            timeouts: 0,
             rd_atomic: 0,
             slot: KVec::from_elem(0u8, elem_size, GFP_KERNEL)?,
         })
@@ -237,6 +243,8 @@ impl ReqState {
         self.noack = 0;
         self.rnr_wait = false;
         self.rd_atomic = 0;
+        self.window = SendWindow::new();
+        self.timeouts = 0;
     }
 
     /// The oldest PSN not yet acknowledged (the next new one when none):
@@ -503,7 +511,10 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
             }
             if qp.ty == QpType::Rc
                 && f.npsn > 0
-                && !window_open(st.req.oldest_unacked(), st.req.psn, f.npsn.min(16))
+                && !st
+                    .req
+                    .window
+                    .open(st.req.oldest_unacked(), st.req.psn, f.npsn.min(16))
             {
                 return false;
             }
@@ -552,13 +563,14 @@ fn send_one(
     let psn = f.first_psn.add(st.req.pkt + f.read_next);
     let rc = qp.ty == QpType::Rc;
     let oldest = st.req.oldest_unacked();
-    if rc && !window_open(oldest, psn, 1) {
+    let window = st.req.window;
+    if rc && !window.open(oldest, psn, 1) {
         return false;
     }
     // The last packet the window lets out asks for an ACK: nothing else
     // may follow to make the responder answer (a retransmitted run
     // often ends there, mid-message).
-    let window_edge = rc && !window_open(oldest, psn.next(), 1);
+    let window_edge = rc && !window.open(oldest, psn.next(), 1);
     if !sq.peek_nth(i as u32, &mut st.req.slot) {
         return false;
     }

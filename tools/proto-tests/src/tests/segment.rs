@@ -6,7 +6,8 @@
 use proptest::prelude::*;
 
 use crate::logic::flow::{
-    flow_label, qp_sport, udp_sport, window_open, MAX_UNACKED_PSNS, SPORT_MIN,
+    backed_off, flow_label, qp_sport, udp_sport, SendWindow, MAX_UNACKED_PSNS, RETRY_WINDOW,
+    SPORT_MIN,
 };
 use crate::logic::segment::{
     packet_count, packet_span, position, read_response_opcode, request_opcode, Position, ReqKind,
@@ -214,14 +215,68 @@ fn udp_source_ports() {
 
 #[test]
 fn window() {
+    let w = SendWindow::new();
     let a = Psn::new(100);
-    assert!(window_open(a, a, 1));
-    assert!(window_open(a, a, MAX_UNACKED_PSNS));
-    assert!(!window_open(a, a, MAX_UNACKED_PSNS + 1));
-    assert!(window_open(a, a.add(127), 1));
-    assert!(!window_open(a, a.add(128), 1));
+    assert!(w.open(a, a, 1));
+    assert!(w.open(a, a, MAX_UNACKED_PSNS));
+    // A message longer than the window starts when the window is empty.
+    assert!(w.open(a, a, MAX_UNACKED_PSNS + 1));
+    assert!(!w.open(a, a.add(1), MAX_UNACKED_PSNS));
+    assert!(w.open(a, a.add(127), 1));
+    assert!(!w.open(a, a.add(128), 1));
     // Across the wrap.
     let top = Psn::new(0xff_fff0);
-    assert!(window_open(top, top.add(100), 28));
-    assert!(!window_open(top, top.add(100), 29));
+    assert!(w.open(top, top.add(100), 28));
+    assert!(!w.open(top, top.add(100), 29));
+    // Nothing opens while `next` is "behind" `oldest`.
+    assert!(!w.open(a.add(1), a, 1));
+}
+
+#[test]
+fn window_after_timeout() {
+    let mut w = SendWindow::new();
+    let a = Psn::new(7);
+    w.timed_out();
+    assert_eq!(w.limit(), RETRY_WINDOW);
+    assert!(w.open(a, a.add(RETRY_WINDOW - 1), 1));
+    assert!(!w.open(a, a.add(RETRY_WINDOW), 1));
+    // A long message may start in the small window.
+    assert!(w.open(a, a, 100));
+    // Each acknowledgement doubles it, up to the full window.
+    let mut limits = [0u32; 6];
+    for l in limits.iter_mut() {
+        w.acked();
+        *l = w.limit();
+    }
+    assert_eq!(limits, [16, 32, 64, 128, 128, 128]);
+    assert_eq!(w, SendWindow::new());
+}
+
+#[test]
+fn timeout_backoff() {
+    assert_eq!(backed_off(10, 0), 10);
+    assert_eq!(backed_off(10, 1), 20);
+    assert_eq!(backed_off(10, 2), 40);
+    assert_eq!(backed_off(10, 200), 40);
+    assert_eq!(backed_off(u64::MAX, 2), u64::MAX);
+}
+
+proptest! {
+    #[test]
+    fn window_never_exceeds_its_limit(
+        oldest in 0u32..0x100_0000,
+        used in 0u32..300,
+        count in 1u32..300,
+        timeouts in 0u8..3,
+        acks in 0u8..8,
+    ) {
+        let mut w = SendWindow::new();
+        for _ in 0..timeouts { w.timed_out(); }
+        for _ in 0..acks { w.acked(); }
+        prop_assert!(w.limit() >= RETRY_WINDOW && w.limit() <= MAX_UNACKED_PSNS);
+        let o = Psn::new(oldest);
+        if w.open(o, o.add(used), count) {
+            prop_assert!(used + count.min(w.limit()) <= w.limit());
+        }
+    }
 }

@@ -64,9 +64,85 @@ pub(crate) const fn qp_sport(qpn: u32) -> u16 {
     SPORT_MIN + (h & 0x3fff) as u16
 }
 
-/// Whether a requester that has sent up to (not including) `next` and
-/// has everything before `oldest` acknowledged may send `count` more PSNs.
-pub(crate) const fn window_open(oldest: Psn, next: Psn, count: u32) -> bool {
-    let used = oldest.distance(next);
-    used < Psn::HALF && used + count <= MAX_UNACKED_PSNS
+/// The window a requester starts again with after a retransmit timeout.
+pub(crate) const RETRY_WINDOW: u32 = 8;
+
+/// Most doublings of the retransmit timeout in a row without progress: a
+/// timeout waits at most 4 times the QP's, so that `retry_cnt` still
+/// bounds how long a dead peer takes to notice.
+pub(crate) const MAX_TIMEOUT_BACKOFF: u8 = 2;
+
+/// How many PSNs a requester may have unacknowledged.
+///
+/// A timeout usually means the responder fell behind rather than that the
+/// whole window was lost: C rxe, for one, queues what it receives without
+/// bound and answers late. Sending the whole window again at every
+/// timeout then only lengthens its queue, and its answers come later
+/// still, so that every timeout fires again: the transfer stalls while
+/// memory grows. After a timeout the requester sends `RETRY_WINDOW` PSNs
+/// and asks for an ACK; each acknowledgement doubles the window again, up
+/// to `MAX_UNACKED_PSNS` (TCP's slow start, in PSNs).
+///
+/// # Invariants
+///
+/// `RETRY_WINDOW <= limit <= MAX_UNACKED_PSNS`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SendWindow {
+    limit: u32,
+}
+
+impl Default for SendWindow {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SendWindow {
+    /// The full window of a QP that has not timed out.
+    pub(crate) const fn new() -> Self {
+        Self {
+            limit: MAX_UNACKED_PSNS,
+        }
+    }
+
+    /// The PSNs that may be unacknowledged now.
+    pub(crate) const fn limit(&self) -> u32 {
+        self.limit
+    }
+
+    /// A retransmit timeout: start again small.
+    pub(crate) fn timed_out(&mut self) {
+        self.limit = RETRY_WINDOW;
+    }
+
+    /// The responder acknowledged something new: double the window.
+    pub(crate) fn acked(&mut self) {
+        self.limit = self.limit.saturating_mul(2).min(MAX_UNACKED_PSNS);
+    }
+
+    /// Whether a requester that has sent up to (not including) `next` and
+    /// has everything before `oldest` acknowledged may send `count` more
+    /// PSNs (a `count` above the window counts as the whole window, so
+    /// that a long message can start once the window is empty).
+    pub(crate) const fn open(&self, oldest: Psn, next: Psn, count: u32) -> bool {
+        let used = oldest.distance(next);
+        let count = if count < self.limit {
+            count
+        } else {
+            self.limit
+        };
+        used < Psn::HALF && used + count <= self.limit
+    }
+}
+
+/// The retransmit timeout after `timeouts` timeouts in a row without
+/// progress: `period` doubled each time, at most `MAX_TIMEOUT_BACKOFF`
+/// times.
+pub(crate) const fn backed_off(period: u64, timeouts: u8) -> u64 {
+    let shift = if timeouts < MAX_TIMEOUT_BACKOFF {
+        timeouts
+    } else {
+        MAX_TIMEOUT_BACKOFF
+    };
+    period.saturating_mul(1 << shift)
 }
