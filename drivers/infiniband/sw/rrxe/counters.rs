@@ -68,6 +68,13 @@ impl Counters {
         self.0[c as usize].fetch_add(n, Ordering::Relaxed);
     }
 
+    /// Counts a received packet of `bytes` bytes that passed every check
+    /// (as rxe counts).
+    pub(crate) fn received(&self, bytes: usize) {
+        self.add(Counter::RcvdPkts, 1);
+        self.add(Counter::RcvdBytes, bytes as u64);
+    }
+
     fn get(&self, c: Counter) -> u64 {
         self.0[c as usize].load(Ordering::Relaxed)
     }

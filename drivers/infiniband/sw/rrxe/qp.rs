@@ -5,7 +5,6 @@
 
 use crate::{
     comp,
-    counters::Counter,
     cq::{Completion, CqInner},
     device::Shared,
     ib::{
@@ -934,7 +933,7 @@ impl QpInner {
                 return;
             }
             if count {
-                self.count_received(pkt);
+                self.dev.counters.received(pkt.layout.total_len);
             }
             let mut sq = self.sq.lock();
             comp::on_response(self, &mut st, &sq, pkt);
@@ -950,7 +949,7 @@ impl QpInner {
                 return;
             }
             if count {
-                self.count_received(pkt);
+                self.dev.counters.received(pkt.layout.total_len);
             }
             let mut rq = self.rq.lock();
             let meta = RxMeta { ndev, ..*meta };
@@ -974,14 +973,6 @@ impl QpInner {
         if kick && !rnr_pending {
             self.kick();
         }
-    }
-
-    /// Counts a packet that passed every check (as rxe counts).
-    fn count_received(&self, pkt: &Packet<'_>) {
-        self.dev.counters.add(Counter::RcvdPkts, 1);
-        self.dev
-            .counters
-            .add(Counter::RcvdBytes, pkt.layout.total_len as u64);
     }
 
     fn retransmit_timer(self: &Arc<Self>) {

@@ -6,7 +6,6 @@
 //! responder of every QP attached to it. Runs in softirq context.
 
 use crate::{
-    counters::Counter,
     device::Shared,
     logic::{mcast::MULTICAST_QPN, qp_state::QpType},
     net::RxDatagram,
@@ -76,9 +75,7 @@ pub(crate) fn receive(dev: &Shared, dg: &RxDatagram) {
 /// dropped. Only UD QPs can be attached, so only UD packets are delivered;
 /// each QP checks its state and Q_Key as for any UD packet.
 fn receive_multicast(dev: &Shared, dg: &RxDatagram, pkt: &Packet<'_>, meta: &RxMeta<'_>) {
-    dev.counters.add(Counter::RcvdPkts, 1);
-    dev.counters
-        .add(Counter::RcvdBytes, pkt.layout.total_len as u64);
+    dev.counters.received(pkt.layout.total_len);
     if pkt.info().transport() != Transport::Ud {
         return;
     }
