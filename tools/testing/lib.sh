@@ -82,7 +82,8 @@ gone() {
 
 # two_hosts [NS1 NS2 NET]: two hosts, network namespaces NS1 and NS2
 # (default h1 and h2) joined by a veth pair: veth1 in NS1 at 198.18.NET.1,
-# veth2 in NS2 at 198.18.NET.2 (NET default 1), both up.
+# veth2 in NS2 at 198.18.NET.2 (NET default 1), both up, and lo up in both
+# (see ns_veth_pair: a device's packets to itself arrive on lo).
 two_hosts() {
 	local n1=${1:-h1} n2=${2:-h2} net=${3:-1}
 	ip netns add "$n1"
@@ -92,6 +93,8 @@ two_hosts() {
 	ip -n "$n2" addr add "198.18.$net.2/24" dev veth2
 	ip -n "$n1" link set veth1 up
 	ip -n "$n2" link set veth2 up
+	ip -n "$n1" link set lo up
+	ip -n "$n2" link set lo up
 }
 
 finish() {

@@ -9,17 +9,25 @@ TRAFFIC_TMP=$(mktemp -d /tmp/traffic.XXXXXX)
 # A perftest result row: size, iterations, then numbers.
 PERF_ROW='^ *[0-9]+ +[0-9]+ +[0-9.]+'
 
-# parse_pairs DEFAULT [PAIR...]: sets the array `pairs` to the pairings
-# given (CLIENT-SERVER: rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe), else to
-# $RRXE_PAIRS, else to DEFAULT; an unknown pairing ends the script (2).
+# parse_pairs [--words] DEFAULT [ARG...]: sets the array `pairs` to the
+# pairings given (CLIENT-SERVER: rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe),
+# else to $RRXE_PAIRS, else to DEFAULT. With --words, the arguments without
+# a dash go to the array `words` (11-traffic's case names); otherwise they,
+# like an unknown pairing, end the script (2).
 parse_pairs() {
-	local def=$1 a
+	local take_words= def a
+	[ "$1" = --words ] && { take_words=1; shift; }
+	def=$1
 	shift
-	pairs=()
+	pairs=() words=()
 	for a in "$@"; do
 		case $a in
 		rxe-rxe | rxe-rrxe | rrxe-rxe | rrxe-rrxe) pairs+=("$a") ;;
-		*) echo "# unknown pairing $a (rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe)"; exit 2 ;;
+		*-*) echo "# unknown pairing $a (rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe)"; exit 2 ;;
+		*)
+			[ -n "$take_words" ] || { echo "# unknown pairing $a (rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe)"; exit 2; }
+			words+=("$a")
+			;;
 		esac
 	done
 	[ ${#pairs[@]} = 0 ] && read -ra pairs <<<"${RRXE_PAIRS:-$def}"

@@ -58,16 +58,8 @@ cases=(
 	"ucmatose|return status 0|ucmatose -C 10"
 )
 
-pairs=()
-want=()
-for a in "$@"; do
-	case $a in
-	rxe-rxe | rxe-rrxe | rrxe-rxe | rrxe-rrxe) pairs+=("$a") ;;
-	*-*) echo "# unknown pairing $a (rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe)"; exit 2 ;;
-	*) want+=("$a") ;;
-	esac
-done
-[ ${#pairs[@]} = 0 ] && read -ra pairs <<<"${RRXE_PAIRS:-rrxe-rrxe rrxe-rxe rxe-rrxe}"
+parse_pairs --words "rrxe-rrxe rrxe-rxe rxe-rrxe" "$@"
+want=("${words[@]}")
 [ ${#want[@]} = 0 ] && read -ra want <<<"${RRXE_CASES:-}"
 selected=()
 for c in "${cases[@]}"; do

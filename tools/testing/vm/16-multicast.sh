@@ -150,8 +150,6 @@ for pair in "${pairs[@]}"; do
 		pair_down
 		continue
 	fi
-	ip -n "$PAIR_NS1" link set lo up
-	ip -n "$PAIR_NS2" link set lo up
 	if mc_run "$pair-pair" rrxe_mccm "239.2.0.$g" "$PAIR_NS2" "$PAIR_IP2" "$PAIR_NS1" "$PAIR_IP1"; then
 		ok "$pair: mc_pair: $DEV2 received 239.2.0.$g from $DEV1"
 	else
