@@ -91,6 +91,11 @@ pub(crate) fn remove(id: u64) {
         // holds its own, so this is never the last one.
         drop(reg.entries.remove(i));
     }
+    // The registry is a static, never dropped: give its buffer back with
+    // the last device, or module unload leaks it.
+    if reg.entries.is_empty() {
+        reg.entries = KVec::new();
+    }
 }
 
 /// Runs `f` on the entry attached to `dev`, if any, with the registry locked.
