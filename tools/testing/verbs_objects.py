@@ -593,6 +593,40 @@ def case_mw(dev, vals):
                      lambda: MW(pd, 3))
 
 
+def case_ud_oversize(dev, vals):
+    """A UD send longer than the port MTU is not sent and not an error
+    either (IBA C10-93.1.1): it completes successfully, the receiver gets
+    nothing, and the next send arrives."""
+    with Context(name=dev) as ctx, PD(ctx) as pd, \
+            MR(pd, 16384, e.IBV_ACCESS_LOCAL_WRITE) as mr, \
+            CQ(ctx, 64, None, None, 0) as cq, \
+            make_qp(ctx, pd, cq, e.IBV_QPT_UD) as qp, \
+            AH(pd, attr=global_ah_attr(ctx)) as ah:
+        mtu = 128 << ctx.query_port(PORT).active_mtu
+        modify(qp, init_attr(), UD_INIT, 'RESET->INIT')
+        modify(qp, QPAttr(qp_state=e.IBV_QPS_RTR), 0, 'INIT->RTR')
+        modify(qp, rts_attr(rc=False), UD_RTS, 'RTR->RTS')
+        qp.post_recv(RecvWR(wr_id=7, num_sge=1,
+                            sg=[SGE(mr.buf + 8192, 8192, mr.lkey)]))
+        for wr_id, length in ((1, mtu + 1), (2, 64)):
+            wr = SendWR(wr_id=wr_id, num_sge=1,
+                        sg=[SGE(mr.buf, length, mr.lkey)])
+            wr.set_wr_ud(ah, qp.qp_num, 0x11111111)
+            qp.post_send(wr)
+        wcs = poll_all(cq, 3)
+        got = sorted((wc.wr_id, wc.status, wc.byte_len if wc.wr_id == 7
+                      else 0) for wc in wcs)
+        # The receive holds the 64-byte send behind its 40-byte GRH.
+        want = [(1, e.IBV_WC_SUCCESS, 0), (2, e.IBV_WC_SUCCESS, 0),
+                (7, e.IBV_WC_SUCCESS, 40 + 64)]
+        need(got == want, f'completions {got}, want {want}')
+        vals['completions'] = got
+        # query_qp reports where the send queue's PSN stands now.
+        a, _ = qp.query(e.IBV_QP_SQ_PSN)
+        need(a.sq_psn != 0x456, 'sq_psn still as set after two sends')
+        vals['sq_psn'] = a.sq_psn
+
+
 def leak_everything(dev):
     """Create one of each object, then exit without releasing any."""
     ctx = Context(name=dev)
@@ -819,6 +853,7 @@ CASES = [
     ('post_state', case_post_state),
     ('cq_overflow', case_cq_overflow),
     ('mw', case_mw),
+    ('ud_oversize', case_ud_oversize),
     ('process_exit', case_process_exit),
     ('destroy_order', case_destroy_order),
 ]

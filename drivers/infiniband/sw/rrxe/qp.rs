@@ -671,7 +671,7 @@ impl QpInner {
         self.tx.must_pause()
     }
 
-    /// `query_qp`: the attributes as set, the current state and the
+    /// `query_qp`: the attributes as set, the current state, PSNs and
     /// capabilities.
     pub(crate) fn query(&self, attr: &mut QpAttr, init: &mut QpInitAttr) {
         let st = self.state.lock();
@@ -679,6 +679,10 @@ impl QpInner {
         attr.qp_state = st.state.raw();
         attr.cur_qp_state = st.state.raw();
         attr.sq_draining = u8::from(st.sq_draining);
+        // The PSNs where the queues stand now, not as last set: what rxe
+        // reports, and what `rdma res show qp` shows.
+        attr.sq_psn = st.req.psn.get();
+        attr.rq_psn = st.resp.psn.get();
         drop(st);
         attr.cap = self.cap;
         init.cap = self.cap;
