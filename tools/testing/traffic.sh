@@ -23,10 +23,13 @@ parse_pairs() {
 	for a in "$@"; do
 		case $a in
 		rxe-rxe | rxe-rrxe | rrxe-rxe | rrxe-rrxe) pairs+=("$a") ;;
-		*-*) echo "# unknown pairing $a (rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe)"; exit 2 ;;
 		*)
-			[ -n "$take_words" ] || { echo "# unknown pairing $a (rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe)"; exit 2; }
-			words+=("$a")
+			if [ -n "$take_words" ] && [[ $a != *-* ]]; then
+				words+=("$a")
+				continue
+			fi
+			echo "# unknown pairing $a (rxe-rxe, rxe-rrxe, rrxe-rxe, rrxe-rrxe)"
+			exit 2
 			;;
 		esac
 	done

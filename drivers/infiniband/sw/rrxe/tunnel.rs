@@ -173,13 +173,10 @@ pub(crate) fn detach(dev: &Arc<Shared>) {
     let closing = empty.map(|i| all.remove(i));
     // The table is a static, never dropped: give its buffer back with the
     // last namespace, or module unload leaks it.
-    let table = if all.is_empty() {
-        core::mem::replace(&mut *all, KVec::new())
-    } else {
-        KVec::new()
-    };
+    if all.is_empty() {
+        *all = KVec::new();
+    }
     drop(all);
-    drop(table);
     // Dropping the sockets waits for an RCU grace period: not under the lock.
     drop(closing);
 }
