@@ -153,6 +153,9 @@ impl KernelRing {
 enum Slots {
     User(SharedQueue),
     Kernel(KernelRing),
+    /// `destroy_cq` ran: the ring is released and the consumer's handle
+    /// is dead, so completions are dropped without a word.
+    Gone,
 }
 
 struct CqState {
@@ -167,6 +170,7 @@ impl CqState {
         match &self.slots {
             Slots::User(q) => q.count(),
             Slots::Kernel(r) => r.len as u32,
+            Slots::Gone => 0,
         }
     }
 }
@@ -217,6 +221,7 @@ impl RrxeCq {
         let cap = match &slots {
             Slots::User(q) => q.capacity(),
             Slots::Kernel(r) => r.capacity(),
+            Slots::Gone => 0,
         };
         let inner = Arc::pin_init(
             try_pin_init!(CqInner {
@@ -235,6 +240,9 @@ impl RrxeCq {
         let cq = &self.inner;
         let (count, is_user) = {
             let st = cq.state.lock();
+            if matches!(st.slots, Slots::Gone) {
+                return Err(EINVAL);
+            }
             (st.count(), matches!(st.slots, Slots::User(_)))
         };
         if entries < count {
@@ -315,19 +323,10 @@ impl CqInner {
         Ok(cap)
     }
 
-    /// Queues a completion of `qp` and runs the consumer's handler if the
-    /// CQ was armed for it. A full CQ loses the completion, reports
-    /// `IB_EVENT_CQ_ERR` and answers `EBUSY` (as rxe).
-    pub(crate) fn post(&self, c: &Completion, qp: QpHandle, solicited: bool) -> Result {
-        if self.post_solicited_quiet(c, qp, solicited)? {
-            self.notify();
-        }
-        Ok(())
-    }
-
-    /// Queues a completion like [`CqInner::post`] but leaves calling the
+    /// Queues a completion of `qp` and leaves calling the consumer's
     /// handler to the caller (after it drops its own locks): returns
-    /// whether to call [`CqInner::notify`].
+    /// whether to call [`CqInner::notify`]. A full CQ loses the completion,
+    /// reports `IB_EVENT_CQ_ERR` and answers `EBUSY` (as rxe).
     pub(crate) fn post_quiet(&self, c: &Completion, qp: QpHandle) -> Result<bool> {
         self.post_solicited_quiet(c, qp, false)
     }
@@ -343,6 +342,7 @@ impl CqInner {
         let queued = match &mut st.slots {
             Slots::User(q) => q.push(&c.to_user()),
             Slots::Kernel(r) => r.push(c.to_kernel(qp)),
+            Slots::Gone => return Err(EINVAL),
         };
         if queued.is_err() {
             drop(st);
@@ -360,5 +360,15 @@ impl CqInner {
     /// held: a kernel consumer may poll from its handler.
     pub(crate) fn notify(&self) {
         self.handle.completion();
+    }
+
+    /// `destroy_cq`: releases the ring now (a user ring's mmap entry
+    /// belongs to the process's user context, which may go right after)
+    /// and drops every later completion. QPs that still hold the CQ find
+    /// it gone rather than a freed handle.
+    pub(crate) fn destroy(&self) {
+        let old = core::mem::replace(&mut self.state.lock().slots, Slots::Gone);
+        // Freed (or handed to its mmap entry) outside the lock.
+        drop(old);
     }
 }

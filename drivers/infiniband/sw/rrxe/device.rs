@@ -335,9 +335,14 @@ impl Operations for RrxeDevice {
     fn dealloc_ucontext(_dev: &IbDevice<Self>) {}
 
     fn disassociate_ucontext(_dev: &IbDevice<Self>) {
-        // Nothing is mapped into user space yet, so there is nothing to revoke.
+        // Nothing left to revoke. Before calling this the core destroyed
+        // every object of the context, and each `destroy_*` cancelled its
+        // deferred work and released its rings. A ring the process still
+        // maps is not zapped (the core only tracks IO mappings), but its
+        // pages were inserted with their own references: the process keeps
+        // pages nobody reads any more, and the mapping holds no module code
+        // (see `ib::queue_buf`), so removal and `rmmod` need not wait.
     }
-
     type Pd = RrxePd;
     type Cq = RrxeCq;
     type Qp = RrxeQp;
@@ -363,6 +368,7 @@ impl Operations for RrxeDevice {
     }
 
     fn destroy_cq(cq: &Cq<Self>) -> Result {
+        cq.inner.destroy();
         cq.device::<Self>().cqs.give();
         Ok(())
     }

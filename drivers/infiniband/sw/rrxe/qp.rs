@@ -158,6 +158,17 @@ impl RunOnce {
 /// Passes one run makes before leaving the rest to the work queue.
 const RUN_BUDGET: u32 = 8;
 
+/// The work a QP defers (see [`QpInner::defer`]); delays in jiffies.
+#[derive(Clone, Copy)]
+enum Deferred {
+    /// The requester's run, from the work queue.
+    Run,
+    /// The retransmit timer.
+    Retransmit(usize),
+    /// The end of an RNR wait.
+    RnrWait(usize),
+}
+
 /// A QP's state, shared with the device's QP table (and, with the data
 /// path, with the requester, responder and completer).
 #[pin_data]
@@ -180,10 +191,14 @@ pub(crate) struct QpInner {
     pub(crate) pd: usize,
     /// The device's data-path state (tables, counters, netdev).
     pub(crate) dev: Arc<Shared>,
-    // Lock order: `state`, then `sq` or `rq`, then a CQ's lock. All turn
-    // interrupts off: the data path takes them in softirq context.
+    // Lock order: `state`, then `sq` or `rq`, then a CQ's lock, then
+    // `deferrals`. All turn interrupts off: the data path takes them in
+    // softirq context.
+    /// The send queue; `None` once destroyed (its memory then belongs to
+    /// its mmap entry, or is freed).
     #[pin]
-    sq: SpinLockIrq<SharedQueue>,
+    sq: SpinLockIrq<Option<SharedQueue>>,
+    /// The receive queue; `None` with an SRQ, and once destroyed.
     #[pin]
     rq: SpinLockIrq<Option<SharedQueue>>,
     #[pin]
@@ -197,6 +212,13 @@ pub(crate) struct QpInner {
     /// The RNR wait.
     #[pin]
     rnr: DelayedWork<QpInner, 2>,
+    /// Whether `task`, `retransmit` and `rnr` may still be queued: every
+    /// queueing happens under this lock and only while it says so, and
+    /// `destroy` closes it before cancelling them. So once `destroy`
+    /// returns, no work item or timer holds the QP (see design.rst,
+    /// "Lifetimes").
+    #[pin]
+    deferrals: SpinLockIrq<bool>,
     runner: RunOnce,
     /// The socket buffers this QP has in the IP stack.
     tx: SkbAccount<QpInner>,
@@ -372,7 +394,7 @@ impl QpInner {
                 is_user: udata.is_some(),
                 pd: links.pd,
                 dev: links.dev,
-                sq <- new_spinlock_irq!(sq),
+                sq <- new_spinlock_irq!(Some(sq)),
                 rq <- new_spinlock_irq!(rq),
                 state <- new_spinlock_irq!(QpState_ {
                     state: QpState::Reset,
@@ -394,6 +416,7 @@ impl QpInner {
                 task <- new_work!("rrxe_qp_task"),
                 retransmit <- new_delayed_work!("rrxe_qp_retransmit"),
                 rnr <- new_delayed_work!("rrxe_qp_rnr"),
+                deferrals <- new_spinlock_irq!(true),
                 runner: RunOnce::new(),
                 tx: SkbAccount::new()?,
                 mcast_groups: AtomicU32::new(0),
@@ -517,7 +540,9 @@ impl QpInner {
             st.req.reset();
             st.resp.reset();
         }
-        self.sq.lock().clear();
+        if let Some(sq) = (*self.sq.lock()).as_mut() {
+            sq.clear();
+        }
         if let Some(rq) = (*self.rq.lock()).as_mut() {
             rq.clear();
         }
@@ -542,33 +567,48 @@ impl QpInner {
     }
 
     fn flush_sq(&self) {
-        self.drain_into(&mut self.sq.lock(), &self.send_cq);
+        let fire = (*self.sq.lock())
+            .as_mut()
+            .is_some_and(|sq| self.drain_into(sq, &self.send_cq));
+        // The handler runs with no lock of ours held: a kernel consumer may
+        // poll and post from it.
+        if fire {
+            self.send_cq.notify();
+        }
     }
 
     fn flush_rq(&self) {
-        let mut rq = self.rq.lock();
-        if let Some(rq) = (*rq).as_mut() {
-            self.drain_into(rq, &self.recv_cq);
+        let fire = (*self.rq.lock())
+            .as_mut()
+            .is_some_and(|rq| self.drain_into(rq, &self.recv_cq));
+        if fire {
+            self.recv_cq.notify();
         }
     }
 
-    /// Consumes every element of `q`, completing each in error on `cq`.
-    /// Both WQE layouts start with the consumer's 64-bit `wr_id`.
-    fn drain_into(&self, q: &mut SharedQueue, cq: &CqInner) {
-        let mut notify = true;
-        let mut wr_id = [0u8; 8];
-        while q.peek(&mut wr_id) {
-            if notify {
-                let c = Completion {
-                    wr_id: u64::from_ne_bytes(wr_id),
-                    status: IB_WC_WR_FLUSH_ERR,
-                    qp_num: self.qpn,
-                    ..Default::default()
-                };
-                notify = cq.post(&c, self.handle, false).is_ok();
+    /// Consumes the elements of `q`, completing each in error on `cq`
+    /// until the CQ is full. Returns whether the CQ's handler is to be
+    /// called (by the caller, once it dropped the queue's lock). Both WQE
+    /// layouts start with the consumer's 64-bit `wr_id`.
+    fn drain_into(&self, q: &mut SharedQueue, cq: &CqInner) -> bool {
+        let mut room = true;
+        let mut fire = false;
+        q.drain(|head| {
+            if !room {
+                return;
             }
-            q.pop();
-        }
+            let c = Completion {
+                wr_id: u64::from_ne_bytes(*head),
+                status: IB_WC_WR_FLUSH_ERR,
+                qp_num: self.qpn,
+                ..Default::default()
+            };
+            match cq.post_quiet(&c, self.handle) {
+                Ok(f) => fire |= f,
+                Err(_) => room = false,
+            }
+        });
+        fire
     }
 
     /// The state, unless the QP was destroyed.
@@ -598,7 +638,10 @@ impl QpInner {
                     max_sge: self.cap.max_send_sge,
                     max_inline: self.cap.max_inline_data,
                 };
-                post::post_sends(&self.sq.lock(), wrs, &limits)
+                match &*self.sq.lock() {
+                    Some(sq) => post::post_sends(sq, wrs, &limits),
+                    None => Err(refuse(EINVAL)),
+                }
             }
             Some(_) => Err(refuse(EINVAL)),
             None => Ok(()),
@@ -652,17 +695,48 @@ impl QpInner {
         ret
     }
 
-    /// `destroy_qp`: from now on nothing is posted or completed. Waits
-    /// for the QP's timers and queued work, which then find it destroyed,
-    /// then for its packets still in the IP stack to be freed (their
-    /// destructor may queue the work once more, hence the last flush).
+    /// `destroy_qp`, once no softirq can find the QP any more: from now
+    /// on nothing is posted, sent or completed. Closes the gate of
+    /// deferred work and cancels what is queued (waiting for a run in
+    /// progress), waits for the QP's packets still in the IP stack to be
+    /// freed, and releases the rings the process maps. After it, nothing
+    /// but the caller's reference holds the QP: no work item, timer or
+    /// packet runs for it again.
     pub(crate) fn destroy(&self) {
         self.state.lock().destroyed = true;
-        rt::flush_delayed_work::<_, 1>(self);
-        rt::flush_delayed_work::<_, 2>(self);
-        rt::flush_work::<_, 0>(self);
+        *self.deferrals.lock() = false;
+        rt::cancel_delayed_work_sync::<_, 1>(self);
+        rt::cancel_delayed_work_sync::<_, 2>(self);
+        rt::cancel_work_sync::<_, 0>(self);
         self.tx.close();
-        rt::flush_work::<_, 0>(self);
+        // Released here, not with the last reference: their mmap entries
+        // belong to the process's user context, which may go right after.
+        let sq = self.sq.lock().take();
+        let rq = self.rq.lock().take();
+        drop((sq, rq));
+    }
+
+    /// Queues deferred work, unless the QP is being destroyed.
+    fn defer(self: &Arc<Self>, what: Deferred) {
+        let open = self.deferrals.lock();
+        if !*open {
+            return;
+        }
+        let wq = workqueue::system_unbound();
+        // An item already queued keeps its place; the clone comes back and
+        // is dropped (never the last reference: `self` is one).
+        match what {
+            Deferred::Run => {
+                let _ = wq.enqueue::<Arc<QpInner>, 0>(self.clone());
+            }
+            Deferred::Retransmit(j) => {
+                let _ = wq.enqueue_delayed::<Arc<QpInner>, 1>(self.clone(), j);
+            }
+            Deferred::RnrWait(j) => {
+                let _ = wq.enqueue_delayed::<Arc<QpInner>, 2>(self.clone(), j);
+            }
+        }
+        drop(open);
     }
 
     /// Whether the requester must wait for this QP's packets in the IP
@@ -823,7 +897,7 @@ impl QpInner {
 
     /// Runs the requester later, from the work queue.
     pub(crate) fn schedule(self: &Arc<Self>) {
-        let _ = workqueue::system_unbound().enqueue::<Arc<QpInner>, 0>(self.clone());
+        self.defer(Deferred::Run);
     }
 
     /// One pass under the locks: completions, requests, READ responses.
@@ -845,11 +919,14 @@ impl QpInner {
         let mut more = false;
         {
             let mut sq = self.sq.lock();
-            comp::complete_done(self, &mut st, &mut sq, &mut notify);
-            if !st.enter_error && req::step(self, &mut st, &sq, &ndev, &mut out) == ReqEnd::More {
+            let Some(sq) = (*sq).as_mut() else {
+                return false;
+            };
+            comp::complete_done(self, &mut st, sq, &mut notify);
+            if !st.enter_error && req::step(self, &mut st, sq, &ndev, &mut out) == ReqEnd::More {
                 more = true;
             }
-            comp::complete_done(self, &mut st, &mut sq, &mut notify);
+            comp::complete_done(self, &mut st, sq, &mut notify);
         }
         if resp::send_read_responses(self, &mut st, &ndev, &mut out) {
             more = true;
@@ -890,13 +967,11 @@ impl QpInner {
             self.recv_cq.notify();
         }
         if let (true, Some(t)) = (arm, timeout) {
-            let _ = workqueue::system_unbound()
-                .enqueue_delayed::<Arc<QpInner>, 1>(self.clone(), t as usize);
+            self.defer(Deferred::Retransmit(t as usize));
         }
         if let Some(us) = rnr {
             let j = rt::usecs_to_jiffies(u64::from(us));
-            let _ = workqueue::system_unbound()
-                .enqueue_delayed::<Arc<QpInner>, 2>(self.clone(), j as usize);
+            self.defer(Deferred::RnrWait(j as usize));
         }
         if sqd {
             self.handle.event(Event::SqDrained);
@@ -940,8 +1015,11 @@ impl QpInner {
                 self.dev.counters.received(pkt.layout.total_len);
             }
             let mut sq = self.sq.lock();
-            comp::on_response(self, &mut st, &sq, pkt);
-            comp::complete_done(self, &mut st, &mut sq, &mut notify);
+            let Some(sq) = (*sq).as_mut() else {
+                return;
+            };
+            comp::on_response(self, &mut st, sq, pkt);
+            comp::complete_done(self, &mut st, sq, &mut notify);
             kick = true;
         } else {
             if !st.can_receive() {
@@ -991,8 +1069,7 @@ impl QpInner {
             if !failed {
                 st.req.timer_armed = true;
                 drop(st);
-                let _ = workqueue::system_unbound()
-                    .enqueue_delayed::<Arc<QpInner>, 1>(self.clone(), j.max(1) as usize);
+                self.defer(Deferred::Retransmit(j.max(1) as usize));
                 self.kick();
                 return;
             }

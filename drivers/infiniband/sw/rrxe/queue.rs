@@ -161,11 +161,35 @@ impl SharedQueue {
         }
     }
 
+    /// Consumer side: consumes the elements queued now, handing the first
+    /// eight bytes of each (zeroes if unreadable) to `each`. The peer's
+    /// index is read once, so however a process rewrites it meanwhile this
+    /// consumes at most the ring's capacity: callers hold spinlocks with
+    /// interrupts off.
+    pub(crate) fn drain(&mut self, mut each: impl FnMut(&[u8; 8])) {
+        if self.q.kind().local_end() != End::Consumer {
+            return;
+        }
+        let peer = self.peer();
+        let len = self.ring().elem_size().min(8);
+        for _ in 0..self.q.count(peer) {
+            let mut head = [0u8; 8];
+            if let Some(offset) = self.ring().buf_offset(self.q.local_index()) {
+                let _ = self.buf.read(offset, &mut head[..len]);
+            }
+            each(&head);
+            if self.q.advance(peer).is_err() {
+                break;
+            }
+        }
+        self.publish(self.q.local_index());
+    }
+
     /// Drops every element and zeroes the slots, as rxe does when its QP
     /// is reset. The indices stay where they are (the provider keeps its
     /// own copy of its end).
     pub(crate) fn clear(&mut self) {
-        while self.pop() {}
+        self.drain(|_| {});
         let data = self.ring().data_len();
         // Cannot fail: the slots follow the header inside the buffer.
         let _ = self.buf.zero(HEADER_LEN, data);

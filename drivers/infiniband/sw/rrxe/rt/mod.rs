@@ -10,7 +10,7 @@ pub(crate) mod work;
 mod kunit;
 
 pub(crate) use time::{jiffies, usecs_to_jiffies};
-pub(crate) use work::{flush_delayed_work, flush_work};
+pub(crate) use work::{cancel_delayed_work_sync, cancel_work_sync};
 
 /// The kernel's `crc32_le`: feeds `data` into the raw CRC-32 register
 /// `crc` (no inversion), with the fastest implementation the CPU has.
