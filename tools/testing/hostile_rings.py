@@ -14,6 +14,10 @@ mappings of /dev/infiniband/uverbsN), and then:
   stale     destroys the CQ and QP and keeps reading and writing the
             mappings the provider still holds;
   exit      leaves everything allocated and mapped and exits;
+  spin      a child process keeps moving the producer index of every
+            ring while the parent moves the QP to ERR and posts sends in
+            ERR: each flush consumes at most a ring's worth (the kernel
+            flushes with interrupts off) and returns;
   pending   (not hostile) posts sends that nothing processes yet (rrxe has
             no data path), then checks SQD's SQ_DRAINED event and that ERR
             flushes every send and receive with WR_FLUSH_ERR, in order.
@@ -166,6 +170,49 @@ def mode_exit(dev):
     os._exit(0)
 
 
+PRODUCER_INDEX_OFFSET = 128
+
+
+def mode_spin(dev):
+    import signal
+    import time
+    from pyverbs.mr import MR
+    from pyverbs.wr import SendWR, SGE
+    ctx, pd, cq, qp = objects(dev)
+    mr = MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE)
+    maps = uverbs_maps()
+    child = os.fork()
+    if child == 0:
+        # The mappings are shared with the parent: keep every producer
+        # index running ahead of whatever the kernel consumes.
+        idx = [ctypes.c_uint32.from_address(start + PRODUCER_INDEX_OFFSET)
+               for start, _, _ in maps]
+        n = 0
+        while True:
+            n = (n + 1) & 0xffffffff
+            for i in idx:
+                i.value = n
+    try:
+        time.sleep(0.5)
+
+        def too_late(*_):
+            raise TimeoutError("a flush did not return within 60 s")
+        signal.signal(signal.SIGALRM, too_late)
+        signal.alarm(60)
+        qp.modify(QPAttr(qp_state=e.IBV_QPS_ERR), e.IBV_QP_STATE)
+        sge = [SGE(mr.buf, 64, mr.lkey)]
+        for i in range(20):
+            try:
+                qp.post_send(SendWR(wr_id=i, num_sge=1, sg=sge))
+            except PyverbsRDMAError:
+                pass  # the provider may find its ring full: fine
+        signal.alarm(0)
+    finally:
+        os.kill(child, signal.SIGKILL)
+        os.waitpid(child, 0)
+    close(qp, mr, cq, pd, ctx)
+
+
 def mode_pending(dev):
     """A QP connected to itself (loopback, matching PSNs): sends complete
     against its own receives, SQD reports SQ_DRAINED once they are
@@ -216,7 +263,7 @@ def mode_pending(dev):
 def main():
     mode, dev = sys.argv[1], sys.argv[2]
     {"garbage": mode_garbage, "mmap": mode_mmap, "stale": mode_stale,
-     "exit": mode_exit, "pending": mode_pending}[mode](dev)
+     "exit": mode_exit, "pending": mode_pending, "spin": mode_spin}[mode](dev)
     print(f"ok - {mode}")
 
 

@@ -217,6 +217,85 @@ static void test_flush(struct env *e)
 	ib_destroy_qp(qp);
 }
 
+struct flush_ctx {
+	struct env *e;
+	struct ib_qp *qp;	/* set while the handler may repost */
+	int calls, polled, repost_ret;
+	bool reposted;
+};
+
+/*
+ * A completion handler as some kernel consumers write them: it polls the CQ,
+ * re-arms it and posts again from inside the handler.
+ */
+static void flush_handler(struct ib_cq *cq, void *arg)
+{
+	struct flush_ctx *c = arg;
+	const struct ib_recv_wr *bad;
+	struct ib_recv_wr wr;
+	struct ib_sge sge;
+	struct ib_wc wc[8];
+	int n;
+
+	c->calls++;
+	while ((n = ib_poll_cq(cq, ARRAY_SIZE(wc), wc)) > 0)
+		c->polled += n;
+	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	if (c->qp && !c->reposted) {
+		c->reposted = true;
+		c->repost_ret = ib_post_recv(c->qp, recv_wr(c->e, &wr, &sge, 30), &bad);
+	}
+}
+
+/*
+ * The flush on ERR calls the handler with none of the QP's locks held: a
+ * handler that polls and reposts (the repost is flushed at once, and calls
+ * the handler again) must not deadlock.
+ */
+static void test_flush_handler(struct env *e)
+{
+	struct ib_cq_init_attr ca = { .cqe = 16 };
+	struct ib_qp_attr err = { .qp_state = IB_QPS_ERR };
+	const struct ib_recv_wr *bad = NULL;
+	struct flush_ctx c = { .e = e };
+	struct ib_recv_wr wr[3];
+	struct ib_sge sge[3];
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	int i, ret;
+
+	if (e->ibdev->ops.owner && !strcmp(e->ibdev->ops.owner->name, "rdma_rxe")) {
+		pr_info("kverbs: # flush handler that polls: not run on rdma_rxe, which calls handlers under its CQ lock (polling from one deadlocks)\n");
+		return;
+	}
+	cq = ib_create_cq(e->ibdev, flush_handler, NULL, &c, &ca);
+	CHECK(!IS_ERR(cq), "flush handler: create a CQ with a handler (%ld)",
+	      (long)PTR_ERR_OR_ZERO(cq));
+	if (IS_ERR(cq))
+		return;
+	qp = make_qp_on(e, IB_QPT_RC, NULL, cq);
+	CHECK(!IS_ERR(qp), "flush handler: create RC QP");
+	if (IS_ERR(qp))
+		goto out_cq;
+	CHECK(!to_init(qp, true), "flush handler: RESET->INIT");
+	for (i = 0; i < 3; i++) {
+		recv_wr(e, &wr[i], &sge[i], 10 + i);
+		wr[i].next = i < 2 ? &wr[i + 1] : NULL;
+	}
+	ret = ib_post_recv(qp, wr, &bad);
+	CHECK(ret == 0, "flush handler: post 3 receives (%d)", ret);
+	c.qp = qp;
+	ib_req_notify_cq(cq, IB_CQ_NEXT_COMP);
+	CHECK(!ib_modify_qp(qp, &err, IB_QP_STATE), "flush handler: INIT->ERR");
+	c.qp = NULL;
+	CHECK(c.reposted && c.repost_ret == 0 && c.calls >= 2 && c.polled == 4,
+	      "flush handler: it polled and reposted from the handler (%d calls, %d polled, repost %d)",
+	      c.calls, c.polled, c.repost_ret);
+	ib_destroy_qp(qp);
+out_cq:
+	ib_destroy_cq(cq);
+}
+
 /* Send requests: checks, then (data path or not) every one completes once. */
 static void test_send(struct env *e)
 {
@@ -786,6 +865,7 @@ static void run(struct ib_device *ibdev)
 	CHECK(!IS_ERR(e.cq), "alloc CQ (%ld)", (long)PTR_ERR_OR_ZERO(e.cq));
 	if (!IS_ERR(e.cq) && e.buf) {
 		test_flush(&e);
+		test_flush_handler(&e);
 		test_send(&e);
 		test_fast_reg(&e);
 		test_frwr(&e);

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Processes die at any moment: a kill storm. Between two hosts (namespaces
+# h1 and h2 joined by a veth pair with netem loss and delay, so that
+# retransmit timers are armed and packets sit in the qdisc when a process
+# dies), each cycle starts one workload, lets it run for a random moment,
+# then kills the server, the client or both with SIGKILL or SIGTERM. The
+# workload families: RC WRITE/READ/SEND/atomic bandwidth with several QPs,
+# UD SEND, UC WRITE, WRITE and SEND latency, rdma_cm (perftest -R, rping,
+# ucmatose) and rrxe_xfer (byte-verified WRITE/READ/SEND). QP timeouts are
+# short (perftest -u 10: 4 ms) to keep the retransmit work busy.
+#
+# After the storm: no QP but the GSI QP is left on either device, a
+# verified transfer works on the same devices, then link delete and rmmod.
+# The harness fails the run on any Oops, KASAN, lockdep or kmemleak report.
+# C rxe (rxe-rxe) runs the same storm as the control.
+#
+# usage: 17-kill-storm.sh [PAIR...]   (CLIENT-SERVER as in 11-traffic.sh;
+#   default $RRXE_PAIRS, else rrxe-rrxe rxe-rxe)
+# $RRXE_KILL_CYCLES (default 24) cycles per pairing; $RRXE_KILL_SEED seeds
+# the choices (default: the date), printed so a run can be repeated.
+. "$RRXE_TOP/tools/testing/lib.sh"
+. "$RRXE_TOP/tools/testing/traffic.sh"
+
+cycles=${RRXE_KILL_CYCLES:-24}
+seed=${RRXE_KILL_SEED:-$(date +%s)}
+netem='delay 2ms 1ms loss 2%'
+RANDOM=$seed
+echo "# seed $seed, $cycles cycles per pairing, netem: $netem"
+
+parse_pairs "rrxe-rrxe rxe-rxe" "$@"
+need_xfer
+
+# The workload families: TOOL ARGS (the server's and the client's, as
+# run_traffic takes them). perftest runs by duration, killed long before.
+families=(
+	"ib_write_bw -q 4 -D 30 -u 10"
+	"ib_read_bw -q 2 -D 30 -u 10"
+	"ib_send_bw -q 2 -D 30 -u 10"
+	"ib_atomic_bw -D 30 -u 10"
+	"ib_send_bw -c UD -D 30"
+	"ib_write_bw -c UC -D 30"
+	"ib_write_lat -D 30 -u 10"
+	"ib_send_lat -D 30 -u 10"
+	"ib_send_bw -R -D 30 -u 10"
+	"rping -C 1000000 -S 4096"
+	"ucmatose -c 4 -C 1000000 -S 4096"
+	"xfer -b 4194304 -s 1 -T 10 -t 60"
+)
+
+# left DEV...: the QPs of the DEVs other than their GSI QPs.
+left() {
+	local d pat=()
+	for d in "$@"; do pat+=(-e "^link $d/"); done
+	rdma res show qp 2>/dev/null | awk '$4 != 1' | grep "${pat[@]}"
+}
+
+# storm_cycle N: one cycle; prints one comment line.
+storm_cycle() {
+	local n=$1 fam tool args port=$TRAFFIC_PORT srv cli sopts copts victim sig pause
+	fam=${families[$((RANDOM % ${#families[@]}))]}
+	read -r tool args <<<"$fam"
+	[ "$tool" = xfer ] && tool=$xfer
+	TRAFFIC_PORT=$((TRAFFIC_PORT + 1))
+	# shellcheck disable=SC2086 # word lists
+	sopts=$(traffic_opts server "$port" "$tool" $args) || return 1
+	# shellcheck disable=SC2086
+	copts=$(traffic_opts client "$port" "$tool" $args) || return 1
+	# shellcheck disable=SC2086
+	ip netns exec "$PAIR_NS2" timeout -k 2 60 "$tool" $args $sopts >/dev/null 2>&1 &
+	srv=$!
+	# shellcheck disable=SC2086
+	wait_for 20 traffic_listening "$tool" "$port" $args
+	# shellcheck disable=SC2086
+	ip netns exec "$PAIR_NS1" timeout -k 2 60 "$tool" $args $copts >/dev/null 2>&1 &
+	cli=$!
+	# Kill at a random moment in the first 2.5 s: during setup, connection
+	# or traffic.
+	pause=$((RANDOM % 2500))
+	sleep "$((pause / 1000)).$(printf %03d $((pause % 1000)))"
+	sig=$([ $((RANDOM % 2)) = 0 ] && echo KILL || echo TERM)
+	case $((RANDOM % 3)) in
+	0) victim=server; pkill -"$sig" -P "$srv" ;;
+	1) victim=client; pkill -"$sig" -P "$cli" ;;
+	*) victim=both; pkill -"$sig" -P "$srv"; pkill -"$sig" -P "$cli" ;;
+	esac
+	# The survivor may wait for its peer for a while: end it too.
+	sleep 0.5
+	pkill -KILL -P "$srv" 2>/dev/null
+	pkill -KILL -P "$cli" 2>/dev/null
+	wait "$srv" "$cli" 2>/dev/null
+	echo "# cycle $n: ${fam%% -*} ($args), SIG$sig to $victim after ${pause} ms"
+}
+
+for pair in "${pairs[@]}"; do
+	echo "# --- $pair: client ${pair%-*} in h1, server ${pair#*-} in h2"
+	if ! pair_up "${pair%-*}" "${pair#*-}"; then
+		not_ok "$pair: setup"
+		pair_down
+		continue
+	fi
+	ip netns exec "$PAIR_NS1" tc qdisc add dev veth1 root netem $netem
+	ip netns exec "$PAIR_NS2" tc qdisc add dev veth2 root netem $netem
+	start=$SECONDS
+	for n in $(seq "$cycles"); do
+		storm_cycle "$n" || { not_ok "$pair: cycle $n could not start"; break; }
+	done
+	ok "$pair: $cycles kill cycles in $((SECONDS - start)) s"
+	# Destroy is synchronous, but the kernel's rdma_cm may still be
+	# tearing down the IDs of a killed process.
+	if wait_for 30 sh -c "! rdma res show qp | awk '\$4 != 1' | grep -q -e '^link $DEV1/' -e '^link $DEV2/'"; then
+		ok "$pair: no QP left but the GSI QPs"
+	else
+		not_ok "$pair: QPs left after the storm"
+		left "$DEV1" "$DEV2" | sed 's/^/#   /'
+	fi
+	ip netns exec "$PAIR_NS1" tc qdisc del dev veth1 root
+	ip netns exec "$PAIR_NS2" tc qdisc del dev veth2 root
+	if run_traffic "$pair-after" 120 "xfer: OK bytes=$((3 << 20))" \
+		"$xfer" -t 100 -- -b $((1 << 20)) -s 1; then
+		ok "$pair: a verified transfer after the storm"
+	else
+		not_ok "$pair: a verified transfer after the storm"
+	fi
+	pair_down
+	check "$pair: link delete leaves no device" sh -c "! ls /sys/class/infiniband | grep -q ."
+done
+[ -d /sys/module/rrxe ] && check "rmmod rrxe after the storm" unload_rrxe
+unload_drivers
+finish
