@@ -6,8 +6,9 @@
 #   check.sh host     host tests only
 #   check.sh vm [T…]  VM tests only (all, or the named scripts)
 #
-# Each VM test boots a fresh VM. Results are counted from `ok - …` /
-# `not ok - …` lines (VM tests) and from cargo's summary (host tests).
+# VM tests boot one VM per group of scripts (VM_GROUPS below). Results are
+# counted from `ok - …` / `not ok - …` lines (VM tests) and from cargo's
+# summary (host tests).
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$RRXE_TOP"
@@ -80,22 +81,61 @@ build() {
 	fi
 }
 
+# The VM tests boot one guest per group (vm-run.sh --group): a boot costs
+# about 50 s under TCG, and between two scripts of a group the guest is put
+# back as booted (scripts/guest-run.sh), each script's kernel log and
+# kmemleak report checked on their own. Groups are separated by "|"; a
+# script named alone on the command line boots alone.
+VM_GROUPS=${RRXE_VM_GROUPS:-"01 02 03 04 05 06 07 08 10 | 09 | 11 12 | 13 14 15 16 17"}
+
+# vm_group SCRIPT...: runs the scripts in one boot and counts their results.
+vm_group() {
+	local scripts=("$@") names=() t out gname rc n
+	for t in "${scripts[@]}"; do names+=("$(basename "$t" .sh)"); done
+	gname=${names[0]}
+	[ ${#names[@]} -gt 1 ] && gname="${names[0]}..${names[-1]}"
+	out="$log_dir/vm-$gname.log"
+	bash scripts/vm-run.sh --group "${scripts[@]}" >"$out" 2>&1
+	rc=$?
+	# Each script's results, under its name, in the order they ran.
+	tr -d '\r' <"$out" | awk -v names="${names[*]}" '
+		BEGIN { n = split(names, want, " ") }
+		/^RRXE-SCRIPT: / { cur = $2; sub(/\.sh$/, "", cur); print "# " cur; seen[cur] = 1; next }
+		/^(ok|not ok) - / { print "  " $0 }
+		END { for (i = 1; i <= n; i++) if (!(want[i] in seen)) print "  not ok - " want[i] ": not run (the VM ended before it)" }'
+	n=$(tr -d '\r' <"$out" | grep -c '^ok - ')
+	passed=$((passed + n))
+	n=$(tr -d '\r' <"$out" | grep -c '^not ok - ')
+	failed=$((failed + n))
+	for t in "${names[@]}"; do
+		tr -d '\r' <"$out" | grep -q "^RRXE-SCRIPT: $t.sh" || failed=$((failed + 1))
+	done
+	if [ $rc != 0 ] && ! tr -d '\r' <"$out" | grep -q '^not ok - '; then
+		fail "$gname: exit $rc (see $out)"
+		tail -30 "$out"
+	fi
+}
+
 vm_tests() {
-	local tests=("$@") t out name
-	[ ${#tests[@]} = 0 ] && mapfile -t tests < <(ls tools/testing/vm/*.sh)
-	for t in "${tests[@]}"; do
-		name=$(basename "$t" .sh)
-		out="$log_dir/vm-$name.log"
-		echo "# $name"
-		bash scripts/vm-run.sh "$t" >"$out" 2>&1
-		local rc=$?
-		grep -E '^(ok|not ok) - ' "$out" | sed 's/^/  /'
-		passed=$((passed + $(grep -c '^ok - ' "$out")))
-		failed=$((failed + $(grep -c '^not ok - ' "$out")))
-		if [ $rc != 0 ] && ! grep -q '^not ok - ' "$out"; then
-			fail "$name: exit $rc (see $out)"
-			tail -30 "$out"
+	local tests=("$@") t g group=()
+	if [ ${#tests[@]} != 0 ]; then
+		for t in "${tests[@]}"; do vm_group "$t"; done
+		return
+	fi
+	for g in $VM_GROUPS "|"; do
+		if [ "$g" = "|" ]; then
+			[ ${#group[@]} != 0 ] && vm_group "${group[@]}"
+			group=()
+			continue
 		fi
+		for t in tools/testing/vm/"$g"-*.sh; do
+			[ -f "$t" ] && group+=("$t")
+		done
+	done
+	# A script no group names still runs, in a boot of its own.
+	for t in tools/testing/vm/*.sh; do
+		g=$(basename "$t" | cut -d- -f1)
+		[[ " $VM_GROUPS " == *" $g "* ]] || vm_group "$t"
 	done
 }
 

@@ -10,6 +10,8 @@ mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm
+# devtmpfs has no /dev/fd; bash's process substitution needs it.
+ln -sfn /proc/self/fd /dev/fd
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run

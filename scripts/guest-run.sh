@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Runs inside the test VM (see vm-run.sh): runs one test script, then checks
-# the kernel log and kmemleak, and prints `RRXE-EXIT: N` for the host.
+# Runs inside the test VM (see vm-run.sh): runs one test script, or with
+# --group several one after the other, and after each checks the kernel log
+# and kmemleak, so that a splat counts against the script that was running.
+# Prints `RRXE-EXIT: N` for the host.
+#
+#   guest-run.sh SCRIPT [ARGS...]
+#   guest-run.sh --group SCRIPT...    (no arguments; between two scripts
+#                                      the guest is put back as booted)
 set -u
-script=$1
-name=$(basename "$script")
 
 kml=/sys/kernel/debug/kmemleak
-[ -w $kml ] && echo clear >$kml
+# Each script of a group may run this long (the host bounds the whole VM).
+script_timeout=${RRXE_SCRIPT_TIMEOUT:-1200}
 
 # Any of these in the kernel log fails the run, whatever the script said.
 bad='Oops|BUG:|WARNING:|KASAN|UBSAN|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|refcount_t:|blocked for more than|general protection fault|kernel BUG|Call Trace:|unreferenced object|list_(add|del) corruption|sleeping function called from invalid context'
@@ -54,6 +59,76 @@ check_log() {
 	return 0
 }
 
+# reset_guest: undoes what a script may have left behind (devices, links,
+# namespaces, drivers, processes), so the next script of a group starts from
+# the guest as booted; says what it found.
+reset_guest() {
+	local tools='^(ib_.*|ibv_.*|rping|ucmatose|rdma_.*|rrxe_.*|mckey|python3|tcpdump|qperf)$' left d
+	left=$(pgrep -a "$tools")
+	[ -n "$left" ] && echo "$left" | sed 's/^/# leftover process: /'
+	pkill -KILL "$tools" 2>/dev/null && sleep 1
+	for d in $(rdma link show 2>/dev/null | awk '{ sub("/.*", "", $2); print $2 }'); do
+		echo "# leftover RDMA link: $d"
+		rdma link delete "$d" 2>/dev/null
+	done
+	for d in $(ip netns list 2>/dev/null | awk '{ print $1 }'); do
+		echo "# leftover namespace: $d"
+		ip netns del "$d"
+	done
+	for d in $(ls /sys/class/net); do
+		[ "$d" = lo ] && continue
+		echo "# leftover netdev: $d"
+		ip link del "$d" 2>/dev/null
+	done
+	for d in rrxe_kverbs_test rrxe rdma_rxe; do
+		[ -d "/sys/module/$d" ] && { echo "# leftover module: $d"; rmmod "$d"; }
+	done
+	rm -rf /tmp/* 2>/dev/null
+	return 0
+}
+
+# run_one SCRIPT [ARGS...]: runs a script, then its kmemleak and log checks.
+# Returns non-zero if any failed.
+run_one() {
+	local script=$1 rc=0
+	shift
+	name=$(basename "$script")
+	[ -w $kml ] && echo clear >$kml
+	dmesg --clear
+	local log=/run/rrxe-script.log
+	# A copy of the output, to tell a failed script that said nothing. Not
+	# a pipe: a process the script leaves behind would keep it open.
+	timeout -k 10 "$script_timeout" bash "$script" "$@" > >(tee "$log") 2>&1
+	rc=$?
+	sleep 0.5
+	if [ $rc = 124 ] || [ $rc = 137 ]; then
+		echo "not ok - $name: did not finish within ${script_timeout}s"
+	elif [ $rc != 0 ] && ! grep -q '^not ok - ' "$log"; then
+		echo "not ok - $name: exit $rc"
+	fi
+	# kmemleak only reports objects older than 5 s that stayed unreferenced
+	# over two scans: wait, then scan twice.
+	if [ -w $kml ]; then
+		sleep 6
+		echo scan >$kml
+		echo scan >$kml
+		# debugfs files have no size: read the report, do not test -s.
+		leaks=$(cat $kml)
+		if [ -n "$leaks" ]; then
+			echo "not ok - $name: kmemleak found leaks"
+			echo "$leaks" | head -80
+			rc=1
+		fi
+	fi
+	if check_log "kernel log has a splat"; then
+		echo "ok - $name: kernel log clean"
+	else
+		rc=1
+	fi
+	return $rc
+}
+
+name=boot
 rc=0
 check_log "the kernel booted with a splat" || rc=1
 dmesg --clear
@@ -63,27 +138,17 @@ dmesg --clear
 # ip6_udp_tunnel, which insmod does not load.
 modprobe -a ib_core ib_uverbs rdma_ucm udp_tunnel ip6_udp_tunnel || rc=1
 
-bash "$script" "${@:2}" || rc=1
-
-# kmemleak only reports objects older than 5 s that stayed unreferenced over
-# two scans: wait, then scan twice.
-if [ -w $kml ]; then
-	sleep 6
-	echo scan >$kml
-	echo scan >$kml
-	# debugfs files have no size: read the report, do not test -s.
-	leaks=$(cat $kml)
-	if [ -n "$leaks" ]; then
-		echo "not ok - $name: kmemleak found leaks"
-		echo "$leaks" | head -80
-		rc=1
-	fi
-fi
-
-if check_log "kernel log has a splat"; then
-	echo "ok - $name: kernel log clean"
+if [ "${1:-}" = --group ]; then
+	shift
+	first=1
+	for script in "$@"; do
+		[ $first = 1 ] || reset_guest
+		first=0
+		echo "RRXE-SCRIPT: $(basename "$script")"
+		run_one "$script" || rc=1
+	done
 else
-	rc=1
+	run_one "$@" || rc=1
 fi
 echo "RRXE-EXIT: $rc"
 exit "$rc"

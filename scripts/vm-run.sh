@@ -5,6 +5,8 @@
 # script in it as root.
 #
 # usage: vm-run.sh [SCRIPT [ARGS...]]   (no script: interactive shell)
+#        vm-run.sh --group SCRIPT...      (several scripts in one boot; each
+#                                         is checked and reported on its own)
 #
 # In the guest the repo is at the same path, $RRXE_KO names the built module
 # and `modprobe rdma_rxe` loads the C reference driver. The run fails if the
@@ -13,13 +15,15 @@
 # the guest does not finish within $RRXE_VM_TIMEOUT seconds (default 1200).
 #
 # Environment: RRXE_KVM=1 uses KVM (nested KVM hangs on some hosts),
-# RRXE_VM_CPUS (2), RRXE_VM_MEM (3G), RRXE_FLAVOUR (test|bench), RRXE_KO
-# (the module to test; default the worktree's build), RRXE_VM_OUT (a
+# RRXE_VM_CPU (the CPU model, qemu64), RRXE_VM_CPUS (2), RRXE_VM_MEM (3G),
+# RRXE_FLAVOUR (test|bench), RRXE_KO (the module to test; default the
+# worktree's build), RRXE_VM_OUT (a
 # directory under the repo or $RRXE_CACHE, shared writable with the guest at
 # the same path, for captures and traces; the guest's other writes are lost),
 # RRXE_VM_PARALLEL=1 (do not wait for other VMs: by default one VM runs at a
 # time per cache, as two TCG guests on a small host starve each other into
-# RCU stalls).
+# RCU stalls). Every other RRXE_* variable (RRXE_PAIRS, RRXE_KILL_CYCLES,
+# ...) is passed to the script in the guest.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -63,11 +67,29 @@ if [ $# = 0 ]; then
 	: >"$cmdfile"
 	interactive=1
 else
-	script=$(realpath "$1")
-	shift
-	printf 'cd %q\nexport RRXE_KO=%q RRXE_TOP=%q RRXE_VM_OUT=%q\nbash %q %s\n' "$RRXE_TOP" \
-		"$ko" "$RRXE_TOP" "${RRXE_VM_OUT:-}" \
-		"$RRXE_TOP/scripts/guest-run.sh" "$(printf '%q ' "$script" "$@")" >"$cmdfile"
+	group=()
+	if [ "$1" = --group ]; then
+		shift
+		group=(--group)
+		for s in "$@"; do group+=("$(realpath "$s")"); done
+		script=group
+		set --
+	else
+		script=$(realpath "$1")
+		shift
+		group=("$script")
+	fi
+	{
+		for v in $(compgen -e | grep '^RRXE_'); do
+			case $v in
+			RRXE_ROOT | RRXE_IN_ROOT | RRXE_CACHE) ;;
+			*) printf 'export %s=%q\n' "$v" "${!v}" ;;
+			esac
+		done
+		printf 'cd %q\nexport RRXE_KO=%q RRXE_TOP=%q RRXE_VM_OUT=%q\nbash %q %s\n' "$RRXE_TOP" \
+			"$ko" "$RRXE_TOP" "${RRXE_VM_OUT:-}" \
+			"$RRXE_TOP/scripts/guest-run.sh" "$(printf '%q ' "${group[@]}" "$@")"
+	} >"$cmdfile"
 	interactive=0
 fi
 
@@ -78,7 +100,7 @@ append="console=ttyS0 loglevel=4 panic=-1 root=rrxeroot rootfstype=9p
 	init=$RRXE_TOP/scripts/guest-init.sh rrxe_cmd=$cmdfile rrxe_mods=$mods
 	hung_task_timeout_secs=120 tsc=reliable $out_arg"
 qemu=(qemu-system-x86_64 -machine q35 -accel "$accel"
-	-smp "${RRXE_VM_CPUS:-2}" -m "${RRXE_VM_MEM:-3G}" -nographic -no-reboot
+	-cpu "${RRXE_VM_CPU:-qemu64}" -smp "${RRXE_VM_CPUS:-2}" -m "${RRXE_VM_MEM:-3G}" -nographic -no-reboot
 	-kernel "$kdir/arch/x86/boot/bzImage" -append "$(echo $append)"
 	-fsdev local,id=root,path=/,security_model=none,readonly=on,multidevs=remap
 	-device virtio-9p-pci,fsdev=root,mount_tag=rrxeroot
@@ -97,13 +119,15 @@ if [ $interactive = 1 ]; then
 	inroot "${qemu[@]}"
 	exit $?
 fi
-timeout -k 15 "${RRXE_VM_TIMEOUT:-1200}" bash -c '. "$1/scripts/lib.sh"; shift; inroot "$@"' _ \
+# A group gets the time of its scripts (each bounded in the guest).
+vm_timeout=${RRXE_VM_TIMEOUT:-$((1200 * (${#group[@]} > 1 ? ${#group[@]} - 1 : 1)))}
+timeout -k 15 "$vm_timeout" bash -c '. "$1/scripts/lib.sh"; shift; inroot "$@"' _ \
 	"$RRXE_TOP" "${qemu[@]}" </dev/null 2>&1 | tee "$out"
 vm_rc=${PIPESTATUS[0]}
 rc=$(tr -d '\r' <"$out" | sed -n 's/^RRXE-EXIT: \([0-9]*\).*/\1/p' | tail -1)
 if [ -z "$rc" ]; then
 	if [ "$vm_rc" = 124 ]; then
-		echo "not ok - $(basename "$script"): VM timed out after ${RRXE_VM_TIMEOUT:-1200}s"
+		echo "not ok - $(basename "$script"): VM timed out after ${vm_timeout}s"
 	else
 		echo "not ok - $(basename "$script"): VM ended without a result (exit $vm_rc)"
 	fi
