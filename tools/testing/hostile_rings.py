@@ -176,10 +176,13 @@ PRODUCER_INDEX_OFFSET = 128
 def mode_spin(dev):
     import signal
     import time
+    import verbs_objects as v
     from pyverbs.mr import MR
     from pyverbs.wr import SendWR, SGE
     ctx, pd, cq, qp = objects(dev)
     mr = MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE)
+    # ERR is reached from INIT (the core refuses RESET->ERR).
+    v.modify(qp, v.init_attr(), v.RC_INIT, 'RESET->INIT')
     maps = uverbs_maps()
     child = os.fork()
     if child == 0:

@@ -17,16 +17,18 @@
 #
 # usage: 17-kill-storm.sh [PAIR...]   (CLIENT-SERVER as in 11-traffic.sh;
 #   default $RRXE_PAIRS, else rrxe-rrxe rxe-rxe)
-# $RRXE_KILL_CYCLES (default 24) cycles per pairing; $RRXE_KILL_SEED seeds
-# the choices (default: the date), printed so a run can be repeated.
+# $RRXE_KILL_CYCLES (default 24) cycles per pairing, $RRXE_KILL_SLOTS (3)
+# of them at a time; $RRXE_KILL_SEED seeds the choices (default: the date),
+# printed so a run can be repeated.
 . "$RRXE_TOP/tools/testing/lib.sh"
 . "$RRXE_TOP/tools/testing/traffic.sh"
 
 cycles=${RRXE_KILL_CYCLES:-24}
+slots=${RRXE_KILL_SLOTS:-3}
 seed=${RRXE_KILL_SEED:-$(date +%s)}
 netem='delay 2ms 1ms loss 2%'
 RANDOM=$seed
-echo "# seed $seed, $cycles cycles per pairing, netem: $netem"
+echo "# seed $seed, $cycles cycles per pairing, $slots at a time, netem: $netem"
 
 parse_pairs "rrxe-rrxe rxe-rxe" "$@"
 need_xfer
@@ -57,7 +59,7 @@ left() {
 
 # storm_cycle N: one cycle; prints one comment line.
 storm_cycle() {
-	local n=$1 fam tool args port=$TRAFFIC_PORT srv cli sopts copts victim sig pause
+	local n=$1 fam tool args port=$TRAFFIC_PORT srv cli sopts copts victim sig pause t0 t1 t2 t3
 	fam=${families[$((RANDOM % ${#families[@]}))]}
 	read -r tool args <<<"$fam"
 	[ "$tool" = xfer ] && tool=$xfer
@@ -69,8 +71,10 @@ storm_cycle() {
 	# shellcheck disable=SC2086
 	ip netns exec "$PAIR_NS2" timeout -k 2 60 "$tool" $args $sopts >/dev/null 2>&1 &
 	srv=$!
+	t0=$(date +%s.%N)
 	# shellcheck disable=SC2086
 	wait_for 20 traffic_listening "$tool" "$port" $args
+	t1=$(date +%s.%N)
 	# shellcheck disable=SC2086
 	ip netns exec "$PAIR_NS1" timeout -k 2 60 "$tool" $args $copts >/dev/null 2>&1 &
 	cli=$!
@@ -84,12 +88,16 @@ storm_cycle() {
 	1) victim=client; pkill -"$sig" -P "$cli" ;;
 	*) victim=both; pkill -"$sig" -P "$srv"; pkill -"$sig" -P "$cli" ;;
 	esac
+	t2=$(date +%s.%N)
 	# The survivor may wait for its peer for a while: end it too.
 	sleep 0.5
 	pkill -KILL -P "$srv" 2>/dev/null
 	pkill -KILL -P "$cli" 2>/dev/null
 	wait "$srv" "$cli" 2>/dev/null
-	echo "# cycle $n: ${fam%% -*} ($args), SIG$sig to $victim after ${pause} ms"
+	t3=$(date +%s.%N)
+	printf '# cycle %s: %s (%s), SIG%s to %s after %s ms; listen %.1f s, exit %.1f s\n' \
+		"$n" "${fam%% -*}" "$args" "$sig" "$victim" "$pause" \
+		"$(echo "$t1 - $t0" | bc)" "$(echo "$t3 - $t2" | bc)"
 }
 
 for pair in "${pairs[@]}"; do
@@ -102,10 +110,19 @@ for pair in "${pairs[@]}"; do
 	ip netns exec "$PAIR_NS1" tc qdisc add dev veth1 root netem $netem
 	ip netns exec "$PAIR_NS2" tc qdisc add dev veth2 root netem $netem
 	start=$SECONDS
-	for n in $(seq "$cycles"); do
-		storm_cycle "$n" || { not_ok "$pair: cycle $n could not start"; break; }
+	# Several slots cycle side by side, each on ports of its own: more
+	# kills per minute, and destroys that race each other.
+	for slot in $(seq "$slots"); do
+		(
+			TRAFFIC_PORT=$((20000 + slot * 2000))
+			RANDOM=$((seed + slot))
+			for n in $(seq "$slot" "$slots" "$cycles"); do
+				storm_cycle "$n" || echo "# cycle $n could not start"
+			done
+		) &
 	done
-	ok "$pair: $cycles kill cycles in $((SECONDS - start)) s"
+	wait
+	ok "$pair: $cycles kill cycles in $((SECONDS - start)) s ($slots at a time)"
 	# Destroy is synchronous, but the kernel's rdma_cm may still be
 	# tearing down the IDs of a killed process.
 	if wait_for 30 sh -c "! rdma res show qp | awk '\$4 != 1' | grep -q -e '^link $DEV1/' -e '^link $DEV2/'"; then
