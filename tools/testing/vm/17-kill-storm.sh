@@ -17,13 +17,13 @@
 #
 # usage: 17-kill-storm.sh [PAIR...]   (CLIENT-SERVER as in 11-traffic.sh;
 #   default $RRXE_PAIRS, else rrxe-rrxe rxe-rxe)
-# $RRXE_KILL_CYCLES (default 24) cycles per pairing, $RRXE_KILL_SLOTS (3)
+# $RRXE_KILL_CYCLES (default 9) cycles per pairing, $RRXE_KILL_SLOTS (3)
 # of them at a time; $RRXE_KILL_SEED seeds the choices (default: the date),
 # printed so a run can be repeated.
 . "$RRXE_TOP/tools/testing/lib.sh"
 . "$RRXE_TOP/tools/testing/traffic.sh"
 
-cycles=${RRXE_KILL_CYCLES:-24}
+cycles=${RRXE_KILL_CYCLES:-9}
 slots=${RRXE_KILL_SLOTS:-3}
 seed=${RRXE_KILL_SEED:-$(date +%s)}
 netem='delay 2ms 1ms loss 2%'
