@@ -220,6 +220,8 @@ pub(crate) struct QpInner {
     #[pin]
     deferrals: SpinLockIrq<bool>,
     runner: RunOnce,
+    /// The flush of a QP in ERR (`flush_queues`), likewise.
+    flusher: RunOnce,
     /// The socket buffers this QP has in the IP stack.
     tx: SkbAccount<QpInner>,
     /// How many multicast groups the QP is attached to (`crate::mcast`).
@@ -418,6 +420,7 @@ impl QpInner {
                 rnr <- new_delayed_work!("rrxe_qp_rnr"),
                 deferrals <- new_spinlock_irq!(true),
                 runner: RunOnce::new(),
+                flusher: RunOnce::new(),
                 tx: SkbAccount::new()?,
                 mcast_groups: AtomicU32::new(0),
             }),
@@ -557,32 +560,38 @@ impl QpInner {
             st.req.reset();
             st.resp.reset();
         }
-        self.flush_sq();
+        self.flush_queues();
         if self.has_srq {
             // The SRQ's receives belong to the other QPs sharing it.
             self.handle.event(Event::LastWqeReached);
-        } else {
-            self.flush_rq();
         }
     }
 
-    fn flush_sq(&self) {
-        let fire = (*self.sq.lock())
-            .as_mut()
-            .is_some_and(|sq| self.drain_into(sq, &self.send_cq));
-        // The handler runs with no lock of ours held: a kernel consumer may
-        // poll and post from it.
-        if fire {
-            self.send_cq.notify();
+    /// Completes what is posted in the SQ and RQ in error and calls the
+    /// CQs' handlers with no lock of ours held: a kernel consumer may poll
+    /// and post from its handler. A post from a handler (or from another
+    /// thread) while this runs only asks the running flush to go round
+    /// again, so a handler that reposts neither recurses nor deadlocks.
+    fn flush_queues(&self) {
+        if !self.flusher.try_start() {
+            return;
         }
-    }
-
-    fn flush_rq(&self) {
-        let fire = (*self.rq.lock())
-            .as_mut()
-            .is_some_and(|rq| self.drain_into(rq, &self.recv_cq));
-        if fire {
-            self.recv_cq.notify();
+        loop {
+            let send = (*self.sq.lock())
+                .as_mut()
+                .is_some_and(|sq| self.drain_into(sq, &self.send_cq));
+            let recv = (*self.rq.lock())
+                .as_mut()
+                .is_some_and(|rq| self.drain_into(rq, &self.recv_cq));
+            if send {
+                self.send_cq.notify();
+            }
+            if recv {
+                self.recv_cq.notify();
+            }
+            if self.flusher.finish() {
+                return;
+            }
         }
     }
 
@@ -591,12 +600,8 @@ impl QpInner {
     /// called (by the caller, once it dropped the queue's lock). Both WQE
     /// layouts start with the consumer's 64-bit `wr_id`.
     fn drain_into(&self, q: &mut SharedQueue, cq: &CqInner) -> bool {
-        let mut room = true;
         let mut fire = false;
         q.drain(|head| {
-            if !room {
-                return;
-            }
             let c = Completion {
                 wr_id: u64::from_ne_bytes(*head),
                 status: IB_WC_WR_FLUSH_ERR,
@@ -604,8 +609,12 @@ impl QpInner {
                 ..Default::default()
             };
             match cq.post_quiet(&c, self.handle) {
-                Ok(f) => fire |= f,
-                Err(_) => room = false,
+                Ok(f) => {
+                    fire |= f;
+                    true
+                }
+                // Full: the rest are dropped unread.
+                Err(_) => false,
             }
         });
         fire
@@ -647,7 +656,7 @@ impl QpInner {
             None => Ok(()),
         };
         if state == QpState::Err {
-            self.flush_sq();
+            self.flush_queues();
         } else if self.is_user {
             self.kick();
         } else {
@@ -690,7 +699,7 @@ impl QpInner {
             _ => Err(refuse(EINVAL)),
         };
         if state == QpState::Err {
-            self.flush_rq();
+            self.flush_queues();
         }
         ret
     }

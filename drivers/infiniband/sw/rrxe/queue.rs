@@ -162,11 +162,11 @@ impl SharedQueue {
     }
 
     /// Consumer side: consumes the elements queued now, handing the first
-    /// eight bytes of each (zeroes if unreadable) to `each`. The peer's
-    /// index is read once, so however a process rewrites it meanwhile this
-    /// consumes at most the ring's capacity: callers hold spinlocks with
-    /// interrupts off.
-    pub(crate) fn drain(&mut self, mut each: impl FnMut(&[u8; 8])) {
+    /// eight bytes of each (zeroes if unreadable) to `each` for as long as
+    /// it returns `true`; the rest are consumed unread. The peer's index is
+    /// read once, so however a process rewrites it meanwhile this reads at
+    /// most the ring's capacity: callers hold spinlocks with interrupts off.
+    pub(crate) fn drain(&mut self, mut each: impl FnMut(&[u8; 8]) -> bool) {
         if self.q.kind().local_end() != End::Consumer {
             return;
         }
@@ -177,19 +177,21 @@ impl SharedQueue {
             if let Some(offset) = self.ring().buf_offset(self.q.local_index()) {
                 let _ = self.buf.read(offset, &mut head[..len]);
             }
-            each(&head);
-            if self.q.advance(peer).is_err() {
+            let more = each(&head);
+            if self.q.advance(peer).is_err() || !more {
                 break;
             }
         }
-        self.publish(self.q.local_index());
+        let (next, _) = self.q.consume_all(peer);
+        self.publish(next);
     }
 
     /// Drops every element and zeroes the slots, as rxe does when its QP
     /// is reset. The indices stay where they are (the provider keeps its
     /// own copy of its end).
     pub(crate) fn clear(&mut self) {
-        self.drain(|_| {});
+        let (next, _) = self.q.consume_all(self.peer());
+        self.publish(next);
         let data = self.ring().data_len();
         // Cannot fail: the slots follow the header inside the buffer.
         let _ = self.buf.zero(HEADER_LEN, data);

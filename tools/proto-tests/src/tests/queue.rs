@@ -137,6 +137,22 @@ fn empty_ring_of_one_slot() {
     assert_eq!(c.advance(12345), Err(QueueError::Empty));
 }
 
+#[test]
+fn consume_all_takes_what_the_peer_published_and_no_more() {
+    let r = Ring::new(7, 64).unwrap();
+    let mut c = Queue::new(r, QueueType::FromClient);
+    // Garbage high bits in the peer's index are masked.
+    assert_eq!(c.consume_all(0xffff_0005), (5, 5));
+    assert!(c.is_empty(5));
+    // A peer index behind ours counts the wrapped distance, within capacity.
+    let (next, n) = c.consume_all(3);
+    assert_eq!(next, 3);
+    assert!(n <= r.capacity());
+    // A producer's view never moves.
+    let mut p = Queue::new(r, QueueType::ToClient);
+    assert_eq!(p.consume_all(4), (0, 0));
+}
+
 /// Any valid ring of modest size.
 fn arb_ring() -> impl Strategy<Value = Ring> {
     (0u32..(1 << 12), 0u32..2048, 6u32..9)

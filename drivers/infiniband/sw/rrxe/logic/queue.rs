@@ -352,6 +352,19 @@ impl Queue {
         self.ring.slot_offset(self.local)
     }
 
+    /// Consumer side: consumes everything the peer's index `peer` says is
+    /// queued, at once, and returns the new index to publish and how many
+    /// elements that was (never more than the capacity). A producer's view
+    /// does not move.
+    pub(crate) fn consume_all(&mut self, peer: u32) -> (u32, u32) {
+        if self.kind.local_end() != End::Consumer {
+            return (self.local, 0);
+        }
+        let n = self.count(peer);
+        self.local = self.ring.mask(peer);
+        (self.local, n)
+    }
+
     /// Moves the owned end on by one slot and returns the new index to
     /// publish. Refuses to overrun the peer: a producer cannot advance on a
     /// full ring nor a consumer on an empty one (C rxe leaves that check to

@@ -34,6 +34,7 @@ fn raw_delayed_work<T: HasDelayedWork<T, ID>, const ID: u64>(obj: &T) -> *mut sy
 
 /// Waits until the work item `ID` embedded in `obj` is neither queued nor
 /// running (`flush_work`). Returns whether it had to wait.
+#[cfg_attr(not(CONFIG_KUNIT), expect(dead_code))]
 pub(crate) fn flush_work<T: HasWork<T, ID>, const ID: u64>(obj: &T) -> bool {
     // SAFETY: the `work_struct` is valid and initialised (a `Work` can only be
     // created initialised) for as long as `obj` is borrowed.
@@ -44,6 +45,7 @@ pub(crate) fn flush_work<T: HasWork<T, ID>, const ID: u64>(obj: &T) -> bool {
 /// waits for it (`flush_delayed_work`). The pending run happens, so the
 /// reference it owns is dropped by the run as usual. Returns whether it had
 /// to wait.
+#[cfg_attr(not(CONFIG_KUNIT), expect(dead_code))]
 pub(crate) fn flush_delayed_work<T: HasDelayedWork<T, ID>, const ID: u64>(obj: &T) -> bool {
     // SAFETY: as in `flush_work`; the `delayed_work` around it is valid too.
     unsafe { sys::flush_delayed_work(raw_delayed_work::<T, ID>(obj)) }
