@@ -41,6 +41,8 @@ use kernel::prelude::*;
 pub(crate) struct RxMeta<'a> {
     /// The sender's address.
     pub(crate) src: IpAddr,
+    /// The address the packet was sent to.
+    pub(crate) dst: IpAddr,
     /// The whole IP header (for the GRH of UD receives).
     pub(crate) ip_header: &'a [u8],
     /// The netdev answers leave through (the device's).
