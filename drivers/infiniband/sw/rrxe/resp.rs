@@ -506,11 +506,11 @@ fn finish_recv(
                 .dev
                 .mrs
                 .get(ieth.rkey)
-                .is_none_or(|mr| mr.invalidate(ieth.rkey).is_err())
+                .is_none_or(|mr| mr.invalidate_in_pd(qp.pd, ieth.rkey).is_err())
         {
             // An unknown key, a key that is not the MR's current one, an MR
-            // that is not fast-registered or has windows bound: as rxe,
-            // the receive fails (Class J) and so does the QP.
+            // of another PD, not fast-registered or with windows bound: as
+            // rxe, the receive fails (Class J) and so does the QP.
             c.status = IB_WC_REM_INV_REQ_ERR;
         }
     }
