@@ -18,6 +18,7 @@ use crate::{
     logic::{
         mr::{REMOTE_ATOMIC, REMOTE_READ, REMOTE_WRITE},
         qp_state::QpType,
+        resp::{on_length_error, ud_fits, LengthError},
         segment::{packet_count, packet_span, position, read_response_opcode},
         wqe,
     },
@@ -316,6 +317,8 @@ fn execute(
         }
         Err(Placement::Rnr) => Answer::Rnr,
         Err(Placement::Nak(code)) => Answer::Nak(code),
+        // Not for RC (`on_length_error`).
+        Err(Placement::Dropped) => Answer::None,
     }
 }
 
@@ -355,6 +358,9 @@ fn check_length(mtu: u32, info: &OpcodeInfo, len: usize) -> Result<(), NakCode> 
 enum Placement {
     Rnr,
     Nak(NakCode),
+    /// UC: the message does not fit its receive and is dropped; the QP
+    /// goes on (its receive was dealt with).
+    Dropped,
 }
 
 /// Places a SEND or WRITE packet; completes the receive at the end of a
@@ -377,6 +383,25 @@ fn place(
         st.resp.cur = InProgress::Send;
         let offset = st.resp.recv_offset;
         recv_scatter(qp, st, offset, pkt.payload).map_err(|e| {
+            if e == MemError::Length {
+                let srq = st.resp.recv_from_srq;
+                match on_length_error(qp.ty, srq) {
+                    LengthError::Fatal => {}
+                    LengthError::CompleteInError => {
+                        // UC on an SRQ (class E): the receive it took
+                        // completes in error, the QP goes on.
+                        fail_recv(qp, st, rq.as_deref_mut(), pkt.headers.bth.solicited, notify);
+                        return Placement::Dropped;
+                    }
+                    LengthError::Drop => {
+                        // UC on an RQ (class D): the receive stays posted
+                        // for the next message, from its start.
+                        st.resp.have_recv = false;
+                        st.resp.recv_offset = 0;
+                        return Placement::Dropped;
+                    }
+                }
+            }
             // The receive completes in error and the QP fails.
             finish_recv(qp, st, rq.as_deref_mut(), pkt, mem_status(e), notify);
             Placement::Nak(NakCode::InvalidRequest)
@@ -558,6 +583,39 @@ fn post_recv_completion(
     solicited: bool,
     notify: &mut Notify,
 ) {
+    if c.status != IB_WC_SUCCESS {
+        st.enter_error = true;
+    }
+    release_recv(qp, st, rq, c, solicited, notify);
+}
+
+/// Completes the receive WQE in use with `IB_WC_REM_INV_REQ_ERR` for a
+/// message that did not fit it (UC or UD on an SRQ, class E): the QP
+/// stays as it is, as in rxe.
+fn fail_recv(
+    qp: &QpInner,
+    st: &mut QpState_,
+    rq: Option<&mut SharedQueue>,
+    solicited: bool,
+    notify: &mut Notify,
+) {
+    if !st.resp.have_recv {
+        return;
+    }
+    // As rxe, an error completion reports no length or source.
+    let c = recv_completion(qp, st, IB_WC_REM_INV_REQ_ERR, 0, 0);
+    release_recv(qp, st, rq, &c, solicited, notify);
+}
+
+/// Posts a receive completion and releases the receive WQE.
+fn release_recv(
+    qp: &QpInner,
+    st: &mut QpState_,
+    rq: Option<&mut SharedQueue>,
+    c: &Completion,
+    solicited: bool,
+    notify: &mut Notify,
+) {
     if !st.resp.recv_from_srq {
         if let Some(rq) = rq {
             rq.pop();
@@ -567,8 +625,6 @@ fn post_recv_completion(
     st.resp.recv_offset = 0;
     if c.status == IB_WC_SUCCESS {
         qp.dev.counters.add(Counter::RdmaRecvs, 1);
-    } else {
-        st.enter_error = true;
     }
     notify.recv |= qp
         .recv_cq
@@ -942,6 +998,20 @@ fn on_ud(
     }
     let mut rq = rq;
     if !take_recv(qp, st, rq.as_deref_mut()) {
+        return;
+    }
+    // The GRH and the payload must fit the receive before a byte is placed
+    // (C9-92): a datagram that does not is dropped, and the QP goes on.
+    // A receive whose WQE does not decode is placed as usual, and fails.
+    let room = wqe::decode_recv(&st.resp.recv, qp.recv_max_sge()).map(|w| w.length);
+    if room.is_ok_and(|len| !ud_fits(pkt.payload.len(), len)) {
+        match on_length_error(qp.ty, st.resp.recv_from_srq) {
+            LengthError::CompleteInError => {
+                fail_recv(qp, st, rq, pkt.headers.bth.solicited, notify);
+            }
+            // Left in the RQ for the next datagram.
+            LengthError::Drop | LengthError::Fatal => st.resp.have_recv = false,
+        }
         return;
     }
     let grh = grh_bytes(meta.ip_header);
