@@ -18,8 +18,8 @@ use crate::{
     logic::{
         mr::{REMOTE_ATOMIC, REMOTE_READ, REMOTE_WRITE},
         qp_state::QpType,
-        resp::{on_length_error, ud_fits, LengthError},
-        segment::{packet_count, packet_span, position, read_response_opcode},
+        resp::{dma_len_ok, on_length_error, ud_fits, LengthError, ReadReq},
+        segment::{packet_span, position, read_response_opcode},
         wqe,
     },
     mem::{self, MemError},
@@ -75,14 +75,12 @@ pub(crate) enum InProgress {
 pub(crate) enum Resource {
     #[default]
     Free,
-    /// A READ: `npkts` responses from `first_psn`, the next to send is
-    /// `next` (== `npkts` when all were sent).
+    /// A READ: the responses of `cur` to send, the next being `next`
+    /// (== `cur.npkts` when all were sent). `orig` is the request as it
+    /// was executed: a duplicate can only ask again for a part of it.
     Read {
-        rkey: u32,
-        va: u64,
-        len: u32,
-        first_psn: Psn,
-        npkts: u32,
+        cur: ReadReq,
+        orig: ReadReq,
         next: u32,
     },
     /// An atomic and the value it found; `pending` while its ACK waits
@@ -263,6 +261,17 @@ fn execute(
     }
     if let Err(code) = check_length(st.mtu, info, pkt.payload.len()) {
         return Answer::Nak(code);
+    }
+    // IBA C9-94, as rxe: a RETH names at most 2^31 bytes.
+    if pkt.headers.reth.is_some_and(|r| !dma_len_ok(r.len)) {
+        return Answer::Nak(NakCode::InvalidRequest);
+    }
+    // A READ or atomic needs a responder resource; with
+    // `max_dest_rd_atomic` 0 there is none (rxe's
+    // `RESPST_ERR_TOO_MANY_RDMA_ATM_REQ`, class C). ATOMIC WRITE is
+    // checked in `flush::execute`.
+    if (info.is_read() || info.is_atomic()) && st.attr.get().max_dest_rd_atomic == 0 {
+        return Answer::Nak(NakCode::InvalidRequest);
     }
     let ack_req = pkt.headers.bth.ack_req;
     if info.is_read() {
@@ -642,20 +651,17 @@ fn start_read(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<u32, 
         resolve_rkey(qp, reth.rkey, reth.va, u64::from(reth.len), REMOTE_READ)
             .map_err(|_| NakCode::RemoteAccessError)?;
     }
-    let npkts = packet_count(reth.len, st.mtu);
+    let req = ReadReq::new(reth, pkt.headers.bth.psn, st.mtu);
     let depth = usize::from(st.attr.get().max_dest_rd_atomic);
     st.resp.add_resource(
         Resource::Read {
-            rkey: reth.rkey,
-            va: reth.va,
-            len: reth.len,
-            first_psn: pkt.headers.bth.psn,
-            npkts,
+            cur: req,
+            orig: req,
             next: 0,
         },
         depth,
     );
-    Ok(npkts)
+    Ok(req.npkts)
 }
 
 /// Executes an atomic; returns the value found.
@@ -698,31 +704,26 @@ fn duplicate(st: &mut QpState_, pkt: &Packet<'_>, ndev: &NetDev, out: &mut Outbo
     let info = pkt.info();
     if info.is_read() {
         // A requester asks again for a whole READ (same PSN) or, as C rxe
-        // does, for the rest of it from its first missing response. Either
-        // way the request is answered as a new READ of what it names, in
-        // place of the resource it falls in; every response still goes
+        // does, for the rest of it from its first missing response. It is
+        // replayed from the resource the READ left, and only for a part of
+        // what that READ named (`ReadReq::replay`); a duplicate that names
+        // anything else, finds no resource, or comes when the QP no longer
+        // allows remote reads, is dropped. Every response still goes
         // through the MR table.
         let Some(reth) = pkt.headers.reth else {
             return;
         };
+        if st.attr.get().qp_access_flags as u32 & REMOTE_READ == 0 {
+            return;
+        }
         let mtu = st.mtu;
         for r in st.resp.res.iter_mut() {
-            if let Resource::Read {
-                first_psn, npkts, ..
-            } = *r
-            {
-                if psn.in_window(first_psn, npkts) {
-                    // No more responses than the original READ had left.
-                    let n = packet_count(reth.len, mtu).min(npkts - first_psn.distance(psn));
-                    *r = Resource::Read {
-                        rkey: reth.rkey,
-                        va: reth.va,
-                        len: reth.len,
-                        first_psn: psn,
-                        npkts: n,
-                        next: 0,
-                    };
-                    st.reads_pending = true;
+            if let Resource::Read { orig, .. } = *r {
+                if orig.holds(psn) {
+                    if let Some(cur) = orig.replay(psn, reth, mtu) {
+                        *r = Resource::Read { cur, orig, next: 0 };
+                        st.reads_pending = true;
+                    }
                     break;
                 }
             }
@@ -855,17 +856,16 @@ pub(crate) fn send_read_responses(
             continue;
         }
         loop {
-            let Some(Resource::Read {
+            let Some(Resource::Read { cur, next, .. }) = st.resp.res.get(i).copied() else {
+                break;
+            };
+            let ReadReq {
                 rkey,
                 va,
                 len,
                 first_psn,
                 npkts,
-                next,
-            }) = st.resp.res.get(i).copied()
-            else {
-                break;
-            };
+            } = cur;
             if next >= npkts {
                 break;
             }
@@ -945,6 +945,7 @@ fn on_uc(
     }
     if check_sequence(st.resp.cur, info).is_err()
         || check_length(st.mtu, info, pkt.payload.len()).is_err()
+        || pkt.headers.reth.is_some_and(|r| !dma_len_ok(r.len))
     {
         st.resp.cur = if info.is_last() {
             InProgress::None
