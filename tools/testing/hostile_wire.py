@@ -280,12 +280,13 @@ class Attacker:
         return IP in p and UDP in p and p[IP].src == self.args.dst_ip and \
             p[UDP].dport == ROCE_PORT
 
-    def frame(self, body, bad_icrc=False, src_ip=None, udp_len=None, with_icrc=True):
+    def frame(self, body, bad_icrc=False, src_ip=None, udp_len=None, with_icrc=True,
+              dst_ip=None):
         """An Ethernet frame to the DUT carrying BODY (BTH onwards) and an
         ICRC computed over the final headers (flipped if BAD_ICRC)."""
         def build(payload):
             return self.Ether(src=self.src_mac, dst=self.args.dst_mac) / \
-                self.IP(src=src_ip or self.args.src_ip, dst=self.args.dst_ip, id=7,
+                self.IP(src=src_ip or self.args.src_ip, dst=dst_ip or self.args.dst_ip, id=7,
                         flags='DF', ttl=64, tos=0) / \
                 self.UDP(sport=49999, dport=ROCE_PORT, chksum=0, len=udp_len) / \
                 self.Raw(payload)
@@ -437,6 +438,369 @@ def attack(args):
     return 1 if a.fails else 0
 
 
+# ---- security cases (sec-dut, sec-attack) --------------------------------
+
+OP_UC_SEND_FIRST, OP_UC_SEND_LAST, OP_UC_SEND_ONLY = 0x20, 0x22, 0x24
+OP_UD_SEND_ONLY = 0x64
+OP_SEND_ONLY_INV = 0x17
+OP_FETCH_ADD = 0x14
+NAK_INVALID_REQ = 0x61
+GSI_QKEY = 0x80010000
+SEC_QKEY = 0x11111111
+SEC_PSN = 0x7000
+# The peer QPNs the DUT's connected QPs are "connected" to, one each, so
+# that every answer says which QP sent it.
+SEC_QPS = {'rd0': 0xb001, 'at0': 0xb002, 'big': 0xb003, 'dup': 0xb004,
+           'addr': 0xb005, 'inv': 0xb006, 'bnd': 0xb007, 'uc': 0xb008}
+UD_RECV = 40 + 64       # UD receives: the GRH and 64 bytes
+UC_RECV = 64
+
+
+def pattern(n, seed):
+    return bytes((i * 13 + seed) & 0xff for i in range(n))
+
+
+def sec_dut(args):
+    """The DUT side of the security cases: QPs of every kind, connected to
+    QPNs of SEC_QPS at the attacker's address, and a UD QP; see sec_attack.
+    Writes their numbers and keys to --out, waits for --stop, then adds
+    each QP's state and the receive completions and bytes to --out."""
+    from pyverbs.device import Context
+    from pyverbs.pd import PD
+    from pyverbs.cq import CQ
+    from pyverbs.mr import MR, MW, MWBindInfo
+    from pyverbs.qp import QP, QPAttr, QPCap, QPInitAttr
+    from pyverbs.wr import RecvWR, SendWR, SGE
+    from pyverbs.addr import AHAttr, GlobalRoute, GID
+    import pyverbs.enums as e
+
+    ctx = Context(name=args.dev)
+    pd = PD(ctx)
+    mr = MR(pd, MR_LEN, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_READ |
+            e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_ATOMIC | e.IBV_ACCESS_MW_BIND)
+    mr.write(pattern(MR_LEN, 1), MR_LEN)
+    mr2 = MR(pd, MR_LEN, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_REMOTE_READ)
+    mr2.write(pattern(MR_LEN, 2), MR_LEN)
+    rmr = MR(pd, MR_LEN, e.IBV_ACCESS_LOCAL_WRITE)
+    rmr.write(b'\0' * MR_LEN, MR_LEN)
+    a, b, c, d = (int(x) for x in args.peer_ip.split('.'))
+    peer_gid = f'0000:0000:0000:0000:0000:ffff:{a:02x}{b:02x}:{c:02x}{d:02x}'
+    qps, cqs = {}, {}
+    remote = e.IBV_ACCESS_REMOTE_READ | e.IBV_ACCESS_REMOTE_WRITE | e.IBV_ACCESS_REMOTE_ATOMIC
+
+    def connected(name, qp_type, rd_atomic=4):
+        cq = CQ(ctx, 16)
+        qp = QP(pd, QPInitAttr(qp_type=qp_type, scq=cq, rcq=cq,
+                               cap=QPCap(max_send_wr=4, max_recv_wr=4)))
+        attr = QPAttr(port_num=1)
+        attr.qp_access_flags = remote if qp_type == e.IBV_QPT_RC else e.IBV_ACCESS_REMOTE_WRITE
+        attr.path_mtu = e.IBV_MTU_1024
+        attr.dest_qp_num = SEC_QPS[name]
+        attr.rq_psn = SEC_PSN
+        attr.sq_psn = DUT_SQ_PSN
+        attr.max_dest_rd_atomic = rd_atomic
+        attr.max_rd_atomic = 4
+        attr.min_rnr_timer, attr.timeout, attr.retry_cnt, attr.rnr_retry = 12, 14, 7, 7
+        attr.ah_attr = AHAttr(gr=GlobalRoute(dgid=GID(peer_gid), sgid_index=args.gid),
+                              is_global=1, port_num=1)
+        bring_up(qp, qp_type, attr)
+        qps[name], cqs[name] = qp, cq
+        return qp
+
+    def bring_up(qp, qp_type, attr):
+        # The masks each transition takes for each type (IBA 11.2.4.2).
+        base = e.IBV_QP_STATE
+        init = base | e.IBV_QP_PKEY_INDEX | e.IBV_QP_PORT
+        init |= e.IBV_QP_QKEY if qp_type == e.IBV_QPT_UD else e.IBV_QP_ACCESS_FLAGS
+        rtr = base
+        rts = base | e.IBV_QP_SQ_PSN
+        if qp_type != e.IBV_QPT_UD:
+            rtr |= e.IBV_QP_AV | e.IBV_QP_PATH_MTU | e.IBV_QP_DEST_QPN | e.IBV_QP_RQ_PSN
+        if qp_type == e.IBV_QPT_RC:
+            rtr |= e.IBV_QP_MAX_DEST_RD_ATOMIC | e.IBV_QP_MIN_RNR_TIMER
+            rts |= e.IBV_QP_TIMEOUT | e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY | \
+                e.IBV_QP_MAX_QP_RD_ATOMIC
+        for state, mask in ((e.IBV_QPS_INIT, init), (e.IBV_QPS_RTR, rtr),
+                            (e.IBV_QPS_RTS, rts)):
+            attr.qp_state = state
+            qp.modify(attr, mask)
+
+    def post_recv(qp, wr_id, off, length):
+        qp.post_recv(RecvWR(wr_id=wr_id, num_sge=1, sg=[SGE(rmr.buf + off, length, rmr.lkey)]))
+
+    connected('rd0', e.IBV_QPT_RC, rd_atomic=0)
+    connected('at0', e.IBV_QPT_RC, rd_atomic=0)
+    for name in ('big', 'dup', 'addr', 'inv', 'bnd'):
+        connected(name, e.IBV_QPT_RC)
+    post_recv(qps['inv'], 60, 2048, 64)
+    uc = connected('uc', e.IBV_QPT_UC)
+    post_recv(uc, 70, 1024, UC_RECV)
+    post_recv(uc, 71, 1536, UC_RECV)
+    ud_cq = CQ(ctx, 16)
+    ud = QP(pd, QPInitAttr(qp_type=e.IBV_QPT_UD, scq=ud_cq, rcq=ud_cq,
+                           cap=QPCap(max_send_wr=4, max_recv_wr=4)))
+    ud_attr = QPAttr(port_num=1)
+    ud_attr.qkey = SEC_QKEY
+    ud_attr.sq_psn = DUT_SQ_PSN
+    bring_up(ud, e.IBV_QPT_UD, ud_attr)
+    qps['ud'], cqs['ud'] = ud, ud_cq
+    post_recv(ud, 80, 0, UD_RECV)
+    post_recv(ud, 81, 512, UD_RECV)
+
+    # A type 2B window over the MR, bound by (and so only usable through)
+    # the QP "bnd".
+    mw = MW(pd, e.IBV_MW_TYPE_2)
+    wr = SendWR(opcode=e.IBV_WR_BIND_MW)
+    wr.set_bind_wr(mw, MWBindInfo(mr, mr.buf, MR_LEN, e.IBV_ACCESS_REMOTE_READ))
+    mw_rkey = wr.rkey
+    qps['bnd'].post_send(wr)
+    bound = None
+    for _ in range(100):
+        n, wcs = cqs['bnd'].poll()
+        if n:
+            bound = wcs[0].status
+            break
+        time.sleep(0.05)
+
+    info = {'qpns': {k: q.qp_num for k, q in qps.items()}, 'peer_qpns': SEC_QPS,
+            'rkey': mr.rkey, 'va': mr.buf, 'rkey2': mr2.rkey, 'va2': mr2.buf,
+            'len': MR_LEN, 'rq_psn': SEC_PSN, 'mw_rkey': mw_rkey, 'mw_bound': bound}
+    with open(args.out + '.tmp', 'w') as f:
+        json.dump(info, f)
+    os.rename(args.out + '.tmp', args.out)
+    print(f'sec-dut: QPs {info["qpns"]}, window 0x{mw_rkey:x} bound: status {bound}', flush=True)
+    deadline = time.time() + args.timeout
+    while not os.path.exists(args.stop) and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(1)
+    names = {e.IBV_QPS_RESET: 'RESET', e.IBV_QPS_INIT: 'INIT', e.IBV_QPS_RTR: 'RTR',
+             e.IBV_QPS_RTS: 'RTS', e.IBV_QPS_SQD: 'SQD', e.IBV_QPS_SQE: 'SQE',
+             e.IBV_QPS_ERR: 'ERR'}
+    info['state'] = {}
+    for k, q in qps.items():
+        qattr, _ = q.query(e.IBV_QP_STATE)
+        info['state'][k] = names.get(qattr.qp_state, str(qattr.qp_state))
+    info['wcs'] = {}
+    for k in ('inv', 'uc', 'ud'):
+        got = []
+        while True:
+            n, wcs = cqs[k].poll()
+            if not n:
+                break
+            got.append({'wr_id': wcs[0].wr_id, 'status': wcs[0].status,
+                        'byte_len': wcs[0].byte_len})
+        info['wcs'][k] = got
+    info['recv_bytes'] = rmr.read(MR_LEN, 0).hex()
+    with open(args.out + '.tmp', 'w') as f:
+        json.dump(info, f)
+    os.rename(args.out + '.tmp', args.out)
+    print(f'sec-dut: states {info["state"]}', flush=True)
+    print(f'sec-dut: receive completions {info["wcs"]}', flush=True)
+    for q in qps.values():
+        q.close()
+    mw.close()
+    for m in (mr, mr2, rmr):
+        m.close()
+    for cq in list(cqs.values()):
+        cq.close()
+    pd.close()
+    ctx.close()
+    return 0
+
+
+def deth(qkey, src_qpn):
+    return struct.pack('>II', qkey, src_qpn & 0xffffff)
+
+
+def sec_attack(args):
+    """The security cases, one per issue item; prints `ok - ...` and
+    `not ok - ...` lines and one `outcome: CASE: WHAT` line per case (what
+    the DUT did, to compare drivers side by side). With --dut-type rxe, a
+    check that rdma_rxe is known to fail is a comment, not a failure."""
+    with open(args.info) as f:
+        info = json.load(f)
+    qpns, peers = info['qpns'], info['peer_qpns']
+    va, rkey, psn = info['va'], info['rkey'], info['rq_psn']
+    mr = pattern(info['len'], 1)
+    a = Attacker(args, info)
+    rxe = args.dut_type == 'rxe'
+
+    def check(good, case, desc, detail='', rxe_differs=False):
+        if rxe and rxe_differs and not good:
+            print(f'# rdma_rxe differs from rrxe (known): {case}: {desc}')
+            if detail:
+                print(f'#   {detail}')
+            return
+        a.report(good, f'{case}: {desc}', detail)
+
+    def outcome(case, what):
+        print(f'outcome: {case}: {what}', flush=True)
+
+    def read(name, rva, rk, length, p=psn, dst_ip=None):
+        return a.frame(bth(OP_READ_REQ, qpns[name], p) + reth(rva, rk, length), dst_ip=dst_ip)
+
+    def nak(got, name, code, p=psn):
+        return len(got) == 1 and got[0]['opcode'] == OP_ACK and got[0]['qpn'] == peers[name] \
+            and got[0]['psn'] == p and got[0]['rest'][:1] == bytes([code]) and got[0]['icrc_ok']
+
+    def read_only(got, name, data, p=psn):
+        return len(got) == 1 and got[0]['opcode'] == OP_READ_ONLY and \
+            got[0]['qpn'] == peers[name] and got[0]['psn'] == p and \
+            got[0]['rest'][0] >> 5 == 0 and got[0]['rest'][4:] == data and got[0]['icrc_ok']
+
+    def what(got):
+        out = []
+        for p in got:
+            name = OPCODES.get(p['opcode'], p['opcode'])
+            if p['opcode'] == OP_ACK:
+                name += f' syndrome 0x{p["rest"][0]:02x}'
+            out.append(f'{name} psn 0x{p.get("psn", 0):x}')
+        return ', '.join(out) or 'no answer'
+
+    # Item 3: a UD datagram too long for the GSI QP's receives (the MAD
+    # layer's 40 + 256 bytes): dropped; the shell script then checks that
+    # QP1 is in RTS and that rdma_cm still connects.
+    a.send([a.frame(bth(OP_UD_SEND_ONLY, 1, 0x10, ack=0) + deth(GSI_QKEY, 1) + b'\x01' * 512)])
+    got = a.answers(2)
+    check(not got, 'gsi_oversize', 'a 512-byte UD SEND_ONLY to QP1 with the GSI Q_Key: no answer',
+          what(got))
+    # ... to a user UD QP whose receives take 64 bytes: dropped, then a
+    # datagram that fits is received (checked at the end).
+    ud = qpns['ud']
+    a.send([a.frame(bth(OP_UD_SEND_ONLY, ud, 0x20, ack=0) + deth(SEC_QKEY, 0x77) + b'\x02' * 512)])
+    time.sleep(0.5)
+    a.send([a.frame(bth(OP_UD_SEND_ONLY, ud, 0x21, ack=0) + deth(SEC_QKEY, 0x77) + pattern(32, 3))])
+    # ... to a UC QP whose receives take 64 bytes: a SEND_ONLY of 512
+    # bytes, a SEND_FIRST/SEND_LAST of 1124, then a SEND_ONLY that fits.
+    ucq = qpns['uc']
+    a.send([a.frame(bth(OP_UC_SEND_ONLY, ucq, psn, ack=0) + b'\x03' * 512)])
+    time.sleep(0.3)
+    a.send([a.frame(bth(OP_UC_SEND_FIRST, ucq, psn + 1, ack=0) + b'\x04' * 1024),
+            a.frame(bth(OP_UC_SEND_LAST, ucq, psn + 2, ack=0) + b'\x04' * 100)])
+    time.sleep(0.3)
+    a.send([a.frame(bth(OP_UC_SEND_ONLY, ucq, psn + 3, ack=0) + pattern(32, 4))])
+    got = a.answers(2)
+    check(not got, 'uc_ud_oversize', 'the UD and UC datagrams got no answer', what(got))
+
+    # Item 4: a READ of more than 2^31 bytes: NAK, invalid request (C9-94).
+    a.send([read('big', va, rkey, (1 << 31) + 1)])
+    got = a.answers(10, want=1)
+    outcome('reth_2g', what(got))
+    check(nak(got, 'big', NAK_INVALID_REQ),
+          'reth_2g', 'a READ of 2^31 + 1 bytes: NAK (invalid request)', what(got))
+
+    # Item 6: READ and atomic with max_dest_rd_atomic 0: NAK, invalid request.
+    a.send([read('rd0', va, rkey, 64)])
+    got = a.answers(10, want=1)
+    outcome('rd_atomic_0_read', what(got))
+    check(nak(got, 'rd0', NAK_INVALID_REQ), 'rd_atomic_0_read',
+          'a READ to a QP with max_dest_rd_atomic 0: NAK (invalid request)', what(got))
+    a.send([a.frame(bth(OP_FETCH_ADD, qpns['at0'], psn) +
+                    struct.pack('>QIQQ', va + 64, rkey, 1, 0))])
+    got = a.answers(10, want=1)
+    outcome('rd_atomic_0_atomic', what(got))
+    check(nak(got, 'at0', NAK_INVALID_REQ), 'rd_atomic_0_atomic',
+          'a FETCH_ADD to a QP with max_dest_rd_atomic 0: NAK (invalid request)', what(got))
+
+    # Item 6: a duplicate READ is replayed from what the READ did, never
+    # re-executed with what the duplicate names.
+    a.send([read('dup', va + 128, rkey, 64)])
+    got = a.answers(10, want=1)
+    check(read_only(got, 'dup', mr[128:192]), 'dup_read', 'a READ of 64 bytes is answered',
+          what(got))
+    a.send([read('dup', info['va2'], info['rkey2'], 64)])
+    got = a.answers(3)
+    outcome('dup_read_other_mr', what(got))
+    check(not got, 'dup_read_other_mr',
+          'its duplicate naming another MR (same PSN) is dropped', what(got))
+    a.send([read('dup', va + 128, rkey, 128)])
+    got = a.answers(3)
+    outcome('dup_read_longer', what(got))
+    check(not got, 'dup_read_longer',
+          'its duplicate naming more bytes than the READ is dropped', what(got))
+    a.send([read('dup', va + 128, rkey, 64)])
+    got = a.answers(10, want=1)
+    outcome('dup_read_same', what(got))
+    check(read_only(got, 'dup', mr[128:192]), 'dup_read_same',
+          'the same READ again is replayed: the same bytes', what(got))
+
+    # Item 7: an RC request to another address of the DUT's host than the
+    # one the QP's path names: dropped; to the right one: answered.
+    a.send([read('addr', va, rkey, 64, dst_ip=args.other_ip)])
+    got = a.answers(3)
+    outcome('dst_addr', what(got))
+    check(not got, 'dst_addr',
+          f'a READ to {args.other_ip} for a QP whose path is {args.dst_ip}: dropped', what(got))
+    a.send([read('addr', va, rkey, 64)])
+    got = a.answers(10, want=1)
+    check(read_only(got, 'addr', mr[:64]), 'dst_addr',
+          f'the same READ to {args.dst_ip}: answered', what(got))
+
+    # Item 5: SEND_WITH_INVALIDATE of a type 2B window bound through
+    # another QP: the window stays valid (it must be bound to the QP that
+    # receives the invalidation). The receive fails (checked at the end).
+    a.send([a.frame(bth(OP_SEND_ONLY_INV, qpns['inv'], psn) +
+                    struct.pack('>I', info['mw_rkey']) + pattern(16, 5))])
+    got = a.answers(3)
+    outcome('inv_mw_other_qp', f'answer: {what(got)}')
+    a.send([read('bnd', va + 256, info['mw_rkey'], 64)])
+    got = a.answers(10, want=1)
+    outcome('inv_mw_other_qp', f'READ through the window afterwards: {what(got)}')
+    check(read_only(got, 'bnd', mr[256:320]), 'inv_mw_other_qp',
+          'SEND_WITH_INV to another QP left the type 2B window valid: a READ through it '
+          'is answered', what(got), rxe_differs=True)
+
+    # The DUT's view.
+    with open(args.stop, 'w'):
+        pass
+    final = None
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        try:
+            with open(args.info) as f:
+                final = json.load(f)
+        except (OSError, ValueError):
+            final = None
+        if final and 'state' in final:
+            break
+        time.sleep(0.5)
+    if not final or 'state' not in final:
+        a.report(False, 'the DUT helper reported its QPs')
+        a.sniffer.stop()
+        return 1
+    st, wcs = final['state'], final['wcs']
+    recv = bytes.fromhex(final['recv_bytes'])
+    print(f'# DUT QP states: {st}')
+    print(f'# DUT receive completions: {wcs}')
+    outcome('ud_oversize', f'UD QP {st["ud"]}, completions {wcs["ud"]}')
+    check(st['ud'] == 'RTS', 'ud_oversize', 'the UD QP is still in RTS', st['ud'])
+    check([(w['wr_id'], w['status'], w['byte_len']) for w in wcs['ud']] == [(80, 0, 72)] and
+          recv[40:72] == pattern(32, 3), 'ud_oversize',
+          'the UD QP dropped the long datagram and received the next one in the same receive',
+          str(wcs['ud']))
+    outcome('uc_oversize', f'UC QP {st["uc"]}, completions {wcs["uc"]}')
+    # rdma_rxe 7.3 means to drop them too (RESPST_ERR_LENGTH, class D),
+    # but copy_data refuses the long SEND first (-EINVAL): a malformed
+    # WQE, class A, the QP goes to ERR.
+    check(st['uc'] == 'RTS', 'uc_oversize', 'the UC QP is still in RTS', st['uc'],
+          rxe_differs=True)
+    check([(w['wr_id'], w['status'], w['byte_len']) for w in wcs['uc']] == [(70, 0, 32)] and
+          recv[1024:1056] == pattern(32, 4), 'uc_oversize',
+          'the UC QP dropped both long messages and received the next one in the same receive',
+          str(wcs['uc']), rxe_differs=True)
+    outcome('inv_mw_other_qp', f'the receive: {wcs["inv"]}, QP {st["inv"]}')
+    # IBV_WC_REM_INV_REQ_ERR (as for any key that cannot be invalidated).
+    check([(w['wr_id'], w['status']) for w in wcs['inv']] == [(60, 9)], 'inv_mw_other_qp',
+          'the receive of the SEND_WITH_INV fails with IBV_WC_REM_INV_REQ_ERR',
+          str(wcs['inv']), rxe_differs=True)
+    outcome('rd_atomic_0', f'QPs {st["rd0"]}, {st["at0"]}')
+    check(st['rd0'] == 'ERR' and st['at0'] == 'ERR' and st['big'] == 'ERR', 'class_c',
+          'the QPs that NAKed an invalid request are in the error state',
+          f'{st["rd0"]} {st["at0"]} {st["big"]}')
+    a.sniffer.stop()
+    return 1 if a.fails else 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     sub = ap.add_subparsers(dest='cmd', required=True)
@@ -457,8 +821,26 @@ def main():
     p.add_argument('--dst-mac', required=True)
     p.add_argument('--stray-ip', default='198.18.1.9')
     p.add_argument('--dev', required=True)
+    p = sub.add_parser('sec-dut')
+    p.add_argument('--dev', required=True)
+    p.add_argument('--gid', type=int, required=True)
+    p.add_argument('--peer-ip', required=True)
+    p.add_argument('--out', required=True)
+    p.add_argument('--stop', required=True)
+    p.add_argument('--timeout', type=float, default=300)
+    p = sub.add_parser('sec-attack')
+    p.add_argument('--info', required=True)
+    p.add_argument('--stop', required=True)
+    p.add_argument('--iface', required=True)
+    p.add_argument('--src-ip', required=True)
+    p.add_argument('--dst-ip', required=True)
+    p.add_argument('--other-ip', required=True)
+    p.add_argument('--dst-mac', required=True)
+    p.add_argument('--dut-type', default='rrxe')
+    p.add_argument('--dev', required=True)
     args = ap.parse_args()
-    return {'icrc-check': icrc_check, 'dut': dut, 'attack': attack}[args.cmd](args)
+    return {'icrc-check': icrc_check, 'dut': dut, 'attack': attack, 'sec-dut': sec_dut,
+            'sec-attack': sec_attack}[args.cmd](args)
 
 
 if __name__ == '__main__':

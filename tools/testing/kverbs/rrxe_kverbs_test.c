@@ -17,6 +17,10 @@
  * READ through the registered rkey (bytes checked), SEND_WITH_INV
  * invalidating the peer's rkey, a WRITE with that rkey refused, LOCAL_INV
  * and registration again under a new key (ib_update_fast_reg_key).
+ *
+ * test_inv_other_pd() logs the outcome of a security case (SEND_WITH_INV
+ * naming another PD's fast MR) as a "kverbs: sec - NAME OUTCOME" line,
+ * which may differ between drivers.
  */
 #include <linux/module.h>
 #include <linux/scatterlist.h>
@@ -738,6 +742,132 @@ out:
 	frwr_teardown(&f);
 }
 
+static const char *inv_status_name(enum ib_wc_status s)
+{
+	switch (s) {
+	case IB_WC_SUCCESS: return "SUCCESS";
+	case IB_WC_REM_INV_REQ_ERR: return "REM_INV_REQ_ERR";
+	case IB_WC_REM_ACCESS_ERR: return "REM_ACCESS_ERR";
+	case IB_WC_WR_FLUSH_ERR: return "WR_FLUSH_ERR";
+	default: return "OTHER";
+	}
+}
+
+/*
+ * Security case (Documentation/testing.rst, "Security"): SEND_WITH_INV
+ * naming the rkey of a fast MR of another PD, as a kernel ULP (NVMe-oF,
+ * iSER, NFS/RDMA) registers them; the peer of any RC QP of the device
+ * could otherwise invalidate it. A and B (the test's PD) are connected to
+ * each other, C (a second PD) to itself and registers the MR. Logged as
+ * "kverbs: sec - send_inv_other_pd RECV/WRITE": B's receive status, then
+ * that of C's RDMA WRITE through the rkey afterwards. rrxe refuses the
+ * invalidation (REM_INV_REQ_ERR, Class J) and the MR stays valid
+ * (SUCCESS); rdma_rxe 7.3's rxe_invalidate_mr does not compare PDs.
+ */
+static void test_inv_other_pd(struct env *e)
+{
+	const struct ib_recv_wr *rbad = NULL;
+	struct env e2 = *e;
+	struct ib_cq *cqa = NULL, *cqb = NULL, *cqc = NULL;
+	struct ib_qp *a = NULL, *b = NULL, *c = NULL;
+	struct ib_mr *mr = NULL;
+	struct scatterlist sg;
+	bool mapped = false;
+	u8 *buf;
+	struct ib_sge sge, rsge;
+	struct ib_recv_wr rwr = { .wr_id = 500, .sg_list = &rsge, .num_sge = 1 };
+	struct ib_send_wr swr = { .wr_id = 501, .opcode = IB_WR_SEND_WITH_INV,
+				  .sg_list = &sge, .num_sge = 1 };
+	struct ib_rdma_wr wwr = {
+		.wr = { .wr_id = 502, .opcode = IB_WR_RDMA_WRITE, .sg_list = &sge,
+			.num_sge = 1 },
+	};
+	struct ib_wc wc = {}, rwc = {};
+	int ret, n;
+
+	buf = (u8 *)__get_free_page(GFP_KERNEL | __GFP_ZERO);
+	e2.pd = ib_alloc_pd(e->ibdev, 0);
+	CHECK(buf && !IS_ERR(e2.pd), "inv_pd: a page and a second PD");
+	if (!buf || IS_ERR(e2.pd))
+		goto out;
+	sg_init_one(&sg, buf, PAGE_SIZE);
+	mapped = ib_dma_map_sg(e->ibdev, &sg, 1, DMA_BIDIRECTIONAL) == 1;
+	cqa = ib_alloc_cq(e->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	cqb = ib_alloc_cq(e->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	cqc = ib_alloc_cq(e->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	CHECK(mapped && !IS_ERR(cqa) && !IS_ERR(cqb) && !IS_ERR(cqc),
+	      "inv_pd: dma_map_sg and three CQs");
+	if (!mapped || IS_ERR(cqa) || IS_ERR(cqb) || IS_ERR(cqc))
+		goto out;
+	a = make_qp_on(e, IB_QPT_RC, NULL, cqa);
+	b = make_qp_on(e, IB_QPT_RC, NULL, cqb);
+	c = make_qp_on(&e2, IB_QPT_RC, NULL, cqc);
+	CHECK(!IS_ERR(a) && !IS_ERR(b) && !IS_ERR(c), "inv_pd: three RC QPs");
+	if (IS_ERR(a) || IS_ERR(b) || IS_ERR(c))
+		goto out;
+	ret = rc_connect(e, a, b->qp_num, REMOTE_ACCESS);
+	ret = ret ?: rc_connect(e, b, a->qp_num, REMOTE_ACCESS);
+	ret = ret ?: rc_connect(&e2, c, c->qp_num, REMOTE_ACCESS);
+	CHECK(!ret, "inv_pd: A and B connected, C to itself (%d)", ret);
+	if (ret)
+		goto out;
+	mr = ib_alloc_mr(e2.pd, IB_MR_TYPE_MEM_REG, 1);
+	CHECK(!IS_ERR(mr), "inv_pd: a fast MR in the second PD");
+	if (IS_ERR(mr) || !frwr_register(c, cqc, mr, &sg, 1, REMOTE_ACCESS,
+					 "inv_pd: C registers it"))
+		goto out;
+
+	rsge = (struct ib_sge){ .addr = (u64)(uintptr_t)(e->buf + 2048), .length = 64,
+				.lkey = e->pd->local_dma_lkey };
+	sge = (struct ib_sge){ .addr = (u64)(uintptr_t)(e->buf + 3072), .length = 16,
+			       .lkey = e->pd->local_dma_lkey };
+	ret = ib_post_recv(b, &rwr, &rbad);
+	CHECK(!ret, "inv_pd: B posts a receive (%d)", ret);
+	swr.ex.invalidate_rkey = mr->rkey;
+	ret = post_wait(a, cqa, &swr, &wc);
+	CHECK(!ret && wc.wr_id == 501, "inv_pd: A's SEND_WITH_INV of rkey %#x completes (%d, status %d)",
+	      mr->rkey, ret, wc.status);
+	n = poll_n_for(cqb, &rwc, 1, FRWR_WAIT_MS);
+	CHECK(n == 1 && rwc.wr_id == 500, "inv_pd: B's receive completes (%d, status %d)",
+	      n, rwc.status);
+	if (n != 1)
+		goto out;
+
+	/* C writes 16 bytes into the MR through its rkey. */
+	memset(buf, 0, 16);
+	fill((u8 *)e->buf + 3584, 16, 6);
+	sge = (struct ib_sge){ .addr = (u64)(uintptr_t)(e->buf + 3584), .length = 16,
+			       .lkey = e2.pd->local_dma_lkey };
+	wwr.remote_addr = mr->iova;
+	wwr.rkey = mr->rkey;
+	memset(&wc, 0, sizeof(wc));
+	ret = post_wait(c, cqc, &wwr.wr, &wc);
+	if (!ret && wc.status == IB_WC_SUCCESS)
+		CHECK(!memcmp(buf, e->buf + 3584, 16), "inv_pd: the WRITE's bytes arrived");
+	pr_info("kverbs: sec - send_inv_other_pd %s/%s\n", inv_status_name(rwc.status),
+		ret ? "TIMEOUT" : inv_status_name(wc.status));
+out:
+	if (!IS_ERR_OR_NULL(a))
+		ib_destroy_qp(a);
+	if (!IS_ERR_OR_NULL(b))
+		ib_destroy_qp(b);
+	if (!IS_ERR_OR_NULL(c))
+		ib_destroy_qp(c);
+	if (!IS_ERR_OR_NULL(mr))
+		ib_dereg_mr(mr);
+	if (!IS_ERR_OR_NULL(cqa))
+		ib_free_cq(cqa);
+	if (!IS_ERR_OR_NULL(cqb))
+		ib_free_cq(cqb);
+	if (!IS_ERR_OR_NULL(cqc))
+		ib_free_cq(cqc);
+	if (mapped)
+		ib_dma_unmap_sg(e->ibdev, &sg, 1, DMA_BIDIRECTIONAL);
+	if (!IS_ERR_OR_NULL(e2.pd) && e2.pd != e->pd)
+		ib_dealloc_pd(e2.pd);
+	free_page((unsigned long)buf);
+}
+
 static void test_ud_ah_srq(struct env *e)
 {
 	struct rdma_ah_attr attr, q;
@@ -869,6 +999,7 @@ static void run(struct ib_device *ibdev)
 		test_send(&e);
 		test_fast_reg(&e);
 		test_frwr(&e);
+		test_inv_other_pd(&e);
 		test_ud_ah_srq(&e);
 		ib_free_cq(e.cq);
 	}

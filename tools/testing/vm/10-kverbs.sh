@@ -8,7 +8,9 @@
 # NFS/RDMA do (REG_MR, WRITE and READ through the registered rkey,
 # LOCAL_INV and a new key, SEND_WITH_INV, a WRITE with the invalidated
 # rkey refused). It runs on rdma_rxe and on rrxe; every check must pass
-# on both. The GSI QP the MAD layer creates on every device (a kernel
+# on both. Its security case (SEND_WITH_INV naming another PD's fast MR)
+# must give the outcome expected of rrxe; rdma_rxe's is printed next to
+# it. The GSI QP the MAD layer creates on every device (a kernel
 # consumer too) and the port's counters are compared as well.
 . "$RRXE_TOP/tools/testing/lib.sh"
 
@@ -18,6 +20,7 @@ for dev in rxe0 rrxe0; do
 	port_active $dev || echo "# setup: $dev port 1 is not ACTIVE"
 done
 
+declare -A sec
 for dev in rxe0 rrxe0; do
 	dmesg -C
 	if ! insmod "$ko" dev=$dev; then
@@ -32,8 +35,24 @@ for dev in rxe0 rrxe0; do
 		case $line in
 		"ok - "*) ok "$dev: ${line#ok - }" ;;
 		"not ok - "*) not_ok "$dev: ${line#not ok - }" ;;
+		"sec - "*)
+			set -- ${line#sec - }
+			sec[$dev,$1]=$2
+			;;
 		esac
 	done <<<"$out"
+done
+
+# Security cases (Documentation/testing.rst, "Security"): rrxe's outcome is
+# the one expected, rdma_rxe's is shown next to it.
+#   send_inv_other_pd: the receive's status / a WRITE through the MR after it
+declare -A want=([send_inv_other_pd]=REM_INV_REQ_ERR/SUCCESS)
+printf '# %-20s | %-26s | %s\n' case rxe0 rrxe0
+for c in send_inv_other_pd; do
+	r=${sec[rxe0,$c]:-missing} d=${sec[rrxe0,$c]:-missing}
+	printf '# %-20s | %-26s | %s\n' $c "$r" "$d"
+	check "rrxe0: $c gives ${want[$c]}" test "$d" = "${want[$c]}"
+	[ "$r" = "$d" ] || echo "# $c: rdma_rxe differs ($r)"
 done
 
 # The MAD layer's GSI QP (QP1) exists on both, in RTS.

@@ -685,6 +685,18 @@ impl MrInner {
         f.valid = false;
         Ok(())
     }
+
+    /// [`MrInner::invalidate`] on behalf of a QP of the PD `pd`: `EINVAL`
+    /// for a region of another PD, as for any other use of a key. A
+    /// `SEND_WITH_INV` from the peer of any QP of the device must not reach
+    /// a kernel ULP's region in another PD. (C rxe 7.3's
+    /// `rxe_invalidate_mr` does not check the PD.)
+    pub(crate) fn invalidate_in_pd(&self, pd: usize, key: u32) -> Result {
+        if !self.in_pd(pd) {
+            return Err(EINVAL);
+        }
+        self.invalidate(key)
+    }
 }
 
 /// A device's memory regions.

@@ -1016,7 +1016,7 @@ impl QpInner {
         let info = pkt.info();
         let mut kick = false;
         if info.is_response() {
-            if self.ty != QpType::Rc || !st.can_send() || st.path.is_none_or(|p| p.dst != meta.src)
+            if self.ty != QpType::Rc || !st.can_send() || !st.path.is_some_and(|p| p.carried(meta))
             {
                 return;
             }
@@ -1035,7 +1035,7 @@ impl QpInner {
                 return;
             }
             if matches!(self.ty, QpType::Rc | QpType::Uc)
-                && st.path.is_none_or(|p| p.dst != meta.src)
+                && !st.path.is_some_and(|p| p.carried(meta))
             {
                 return;
             }

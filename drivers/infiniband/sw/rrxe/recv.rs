@@ -52,6 +52,7 @@ pub(crate) fn receive(dev: &Shared, dg: &RxDatagram) {
     }
     let meta = RxMeta {
         src: dg.src(),
+        dst: dg.dst(),
         ip_header: dg.ip_header(),
         ndev: dg.netdev(),
     };

@@ -18,7 +18,8 @@ use crate::{
     logic::{
         mr::{REMOTE_ATOMIC, REMOTE_READ, REMOTE_WRITE},
         qp_state::QpType,
-        segment::{packet_count, packet_span, position, read_response_opcode},
+        resp::{dma_len_ok, on_length_error, ud_fits, LengthError, ReadReq},
+        segment::{packet_span, position, read_response_opcode},
         wqe,
     },
     mem::{self, MemError},
@@ -41,6 +42,8 @@ use kernel::prelude::*;
 pub(crate) struct RxMeta<'a> {
     /// The sender's address.
     pub(crate) src: IpAddr,
+    /// The address the packet was sent to.
+    pub(crate) dst: IpAddr,
     /// The whole IP header (for the GRH of UD receives).
     pub(crate) ip_header: &'a [u8],
     /// The netdev answers leave through (the device's).
@@ -72,14 +75,12 @@ pub(crate) enum InProgress {
 pub(crate) enum Resource {
     #[default]
     Free,
-    /// A READ: `npkts` responses from `first_psn`, the next to send is
-    /// `next` (== `npkts` when all were sent).
+    /// A READ: the responses of `cur` to send, the next being `next`
+    /// (== `cur.npkts` when all were sent). `orig` is the request as it
+    /// was executed: a duplicate can only ask again for a part of it.
     Read {
-        rkey: u32,
-        va: u64,
-        len: u32,
-        first_psn: Psn,
-        npkts: u32,
+        cur: ReadReq,
+        orig: ReadReq,
         next: u32,
     },
     /// An atomic and the value it found; `pending` while its ACK waits
@@ -261,6 +262,17 @@ fn execute(
     if let Err(code) = check_length(st.mtu, info, pkt.payload.len()) {
         return Answer::Nak(code);
     }
+    // IBA C9-94, as rxe: a RETH names at most 2^31 bytes.
+    if pkt.headers.reth.is_some_and(|r| !dma_len_ok(r.len)) {
+        return Answer::Nak(NakCode::InvalidRequest);
+    }
+    // A READ or atomic needs a responder resource; with
+    // `max_dest_rd_atomic` 0 there is none (rxe's
+    // `RESPST_ERR_TOO_MANY_RDMA_ATM_REQ`, class C). ATOMIC WRITE is
+    // checked in `flush::execute`.
+    if (info.is_read() || info.is_atomic()) && st.attr.get().max_dest_rd_atomic == 0 {
+        return Answer::Nak(NakCode::InvalidRequest);
+    }
     let ack_req = pkt.headers.bth.ack_req;
     if info.is_read() {
         return match start_read(qp, st, pkt) {
@@ -314,6 +326,8 @@ fn execute(
         }
         Err(Placement::Rnr) => Answer::Rnr,
         Err(Placement::Nak(code)) => Answer::Nak(code),
+        // Not for RC (`on_length_error`).
+        Err(Placement::Dropped) => Answer::None,
     }
 }
 
@@ -353,6 +367,9 @@ fn check_length(mtu: u32, info: &OpcodeInfo, len: usize) -> Result<(), NakCode> 
 enum Placement {
     Rnr,
     Nak(NakCode),
+    /// UC: the message does not fit its receive and is dropped; the QP
+    /// goes on (its receive was dealt with).
+    Dropped,
 }
 
 /// Places a SEND or WRITE packet; completes the receive at the end of a
@@ -375,6 +392,25 @@ fn place(
         st.resp.cur = InProgress::Send;
         let offset = st.resp.recv_offset;
         recv_scatter(qp, st, offset, pkt.payload).map_err(|e| {
+            if e == MemError::Length {
+                let srq = st.resp.recv_from_srq;
+                match on_length_error(qp.ty, srq) {
+                    LengthError::Fatal => {}
+                    LengthError::CompleteInError => {
+                        // UC on an SRQ (class E): the receive it took
+                        // completes in error, the QP goes on.
+                        fail_recv(qp, st, rq.as_deref_mut(), pkt.headers.bth.solicited, notify);
+                        return Placement::Dropped;
+                    }
+                    LengthError::Drop => {
+                        // UC on an RQ (class D): the receive stays posted
+                        // for the next message, from its start.
+                        st.resp.have_recv = false;
+                        st.resp.recv_offset = 0;
+                        return Placement::Dropped;
+                    }
+                }
+            }
             // The receive completes in error and the QP fails.
             finish_recv(qp, st, rq.as_deref_mut(), pkt, mem_status(e), notify);
             Placement::Nak(NakCode::InvalidRequest)
@@ -504,11 +540,11 @@ fn finish_recv(
                 .dev
                 .mrs
                 .get(ieth.rkey)
-                .is_none_or(|mr| mr.invalidate(ieth.rkey).is_err())
+                .is_none_or(|mr| mr.invalidate_in_pd(qp.pd, ieth.rkey).is_err())
         {
             // An unknown key, a key that is not the MR's current one, an MR
-            // that is not fast-registered or has windows bound: as rxe,
-            // the receive fails (Class J) and so does the QP.
+            // of another PD, not fast-registered or with windows bound: as
+            // rxe, the receive fails (Class J) and so does the QP.
             c.status = IB_WC_REM_INV_REQ_ERR;
         }
     }
@@ -556,6 +592,39 @@ fn post_recv_completion(
     solicited: bool,
     notify: &mut Notify,
 ) {
+    if c.status != IB_WC_SUCCESS {
+        st.enter_error = true;
+    }
+    release_recv(qp, st, rq, c, solicited, notify);
+}
+
+/// Completes the receive WQE in use with `IB_WC_REM_INV_REQ_ERR` for a
+/// message that did not fit it (UC or UD on an SRQ, class E): the QP
+/// stays as it is, as in rxe.
+fn fail_recv(
+    qp: &QpInner,
+    st: &mut QpState_,
+    rq: Option<&mut SharedQueue>,
+    solicited: bool,
+    notify: &mut Notify,
+) {
+    if !st.resp.have_recv {
+        return;
+    }
+    // As rxe, an error completion reports no length or source.
+    let c = recv_completion(qp, st, IB_WC_REM_INV_REQ_ERR, 0, 0);
+    release_recv(qp, st, rq, &c, solicited, notify);
+}
+
+/// Posts a receive completion and releases the receive WQE.
+fn release_recv(
+    qp: &QpInner,
+    st: &mut QpState_,
+    rq: Option<&mut SharedQueue>,
+    c: &Completion,
+    solicited: bool,
+    notify: &mut Notify,
+) {
     if !st.resp.recv_from_srq {
         if let Some(rq) = rq {
             rq.pop();
@@ -565,8 +634,6 @@ fn post_recv_completion(
     st.resp.recv_offset = 0;
     if c.status == IB_WC_SUCCESS {
         qp.dev.counters.add(Counter::RdmaRecvs, 1);
-    } else {
-        st.enter_error = true;
     }
     notify.recv |= qp
         .recv_cq
@@ -584,20 +651,17 @@ fn start_read(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<u32, 
         resolve_rkey(qp, reth.rkey, reth.va, u64::from(reth.len), REMOTE_READ)
             .map_err(|_| NakCode::RemoteAccessError)?;
     }
-    let npkts = packet_count(reth.len, st.mtu);
+    let req = ReadReq::new(reth, pkt.headers.bth.psn, st.mtu);
     let depth = usize::from(st.attr.get().max_dest_rd_atomic);
     st.resp.add_resource(
         Resource::Read {
-            rkey: reth.rkey,
-            va: reth.va,
-            len: reth.len,
-            first_psn: pkt.headers.bth.psn,
-            npkts,
+            cur: req,
+            orig: req,
             next: 0,
         },
         depth,
     );
-    Ok(npkts)
+    Ok(req.npkts)
 }
 
 /// Executes an atomic; returns the value found.
@@ -640,31 +704,26 @@ fn duplicate(st: &mut QpState_, pkt: &Packet<'_>, ndev: &NetDev, out: &mut Outbo
     let info = pkt.info();
     if info.is_read() {
         // A requester asks again for a whole READ (same PSN) or, as C rxe
-        // does, for the rest of it from its first missing response. Either
-        // way the request is answered as a new READ of what it names, in
-        // place of the resource it falls in; every response still goes
+        // does, for the rest of it from its first missing response. It is
+        // replayed from the resource the READ left, and only for a part of
+        // what that READ named (`ReadReq::replay`); a duplicate that names
+        // anything else, finds no resource, or comes when the QP no longer
+        // allows remote reads, is dropped. Every response still goes
         // through the MR table.
         let Some(reth) = pkt.headers.reth else {
             return;
         };
+        if st.attr.get().qp_access_flags as u32 & REMOTE_READ == 0 {
+            return;
+        }
         let mtu = st.mtu;
         for r in st.resp.res.iter_mut() {
-            if let Resource::Read {
-                first_psn, npkts, ..
-            } = *r
-            {
-                if psn.in_window(first_psn, npkts) {
-                    // No more responses than the original READ had left.
-                    let n = packet_count(reth.len, mtu).min(npkts - first_psn.distance(psn));
-                    *r = Resource::Read {
-                        rkey: reth.rkey,
-                        va: reth.va,
-                        len: reth.len,
-                        first_psn: psn,
-                        npkts: n,
-                        next: 0,
-                    };
-                    st.reads_pending = true;
+            if let Resource::Read { orig, .. } = *r {
+                if orig.holds(psn) {
+                    if let Some(cur) = orig.replay(psn, reth, mtu) {
+                        *r = Resource::Read { cur, orig, next: 0 };
+                        st.reads_pending = true;
+                    }
                     break;
                 }
             }
@@ -797,17 +856,16 @@ pub(crate) fn send_read_responses(
             continue;
         }
         loop {
-            let Some(Resource::Read {
+            let Some(Resource::Read { cur, next, .. }) = st.resp.res.get(i).copied() else {
+                break;
+            };
+            let ReadReq {
                 rkey,
                 va,
                 len,
                 first_psn,
                 npkts,
-                next,
-            }) = st.resp.res.get(i).copied()
-            else {
-                break;
-            };
+            } = cur;
             if next >= npkts {
                 break;
             }
@@ -887,6 +945,7 @@ fn on_uc(
     }
     if check_sequence(st.resp.cur, info).is_err()
         || check_length(st.mtu, info, pkt.payload.len()).is_err()
+        || pkt.headers.reth.is_some_and(|r| !dma_len_ok(r.len))
     {
         st.resp.cur = if info.is_last() {
             InProgress::None
@@ -940,6 +999,20 @@ fn on_ud(
     }
     let mut rq = rq;
     if !take_recv(qp, st, rq.as_deref_mut()) {
+        return;
+    }
+    // The GRH and the payload must fit the receive before a byte is placed
+    // (C9-92): a datagram that does not is dropped, and the QP goes on.
+    // A receive whose WQE does not decode is placed as usual, and fails.
+    let room = wqe::decode_recv(&st.resp.recv, qp.recv_max_sge()).map(|w| w.length);
+    if room.is_ok_and(|len| !ud_fits(pkt.payload.len(), len)) {
+        match on_length_error(qp.ty, st.resp.recv_from_srq) {
+            LengthError::CompleteInError => {
+                fail_recv(qp, st, rq, pkt.headers.bth.solicited, notify);
+            }
+            // Left in the RQ for the next datagram.
+            LengthError::Drop | LengthError::Fatal => st.resp.have_recv = false,
+        }
         return;
     }
     let grh = grh_bytes(meta.ip_header);

@@ -18,6 +18,7 @@ mod packet;
 mod psn;
 mod qp_state;
 mod queue;
+mod resp;
 mod segment;
 mod wqe;
 mod wr;

@@ -25,6 +25,8 @@
 //! - [`mw`]: memory window binds and accesses through windows.
 //! - [`flush`]: the responder's rules for FLUSH and ATOMIC WRITE.
 //! - [`mcast`]: multicast groups: MGIDs, their Ethernet addresses, limits.
+//! - [`resp`]: the responder's length rules, its error classes for length
+//!   errors, and what a duplicate READ may replay.
 
 pub(crate) mod flow;
 pub(crate) mod flush;
@@ -35,6 +37,7 @@ pub(crate) mod mr;
 pub(crate) mod mw;
 pub(crate) mod qp_state;
 pub(crate) mod queue;
+pub(crate) mod resp;
 pub(crate) mod segment;
 pub(crate) mod wqe;
 pub(crate) mod wr;
