@@ -25,9 +25,12 @@
 //! - [`mw`]: memory window binds and accesses through windows.
 //! - [`flush`]: the responder's rules for FLUSH and ATOMIC WRITE.
 //! - [`mcast`]: multicast groups: MGIDs, their Ethernet addresses, limits.
+//! - [`ids`]: the lowest free number of a dense range (AH numbers) in
+//!   bounded time.
 
 pub(crate) mod flow;
 pub(crate) mod flush;
+pub(crate) mod ids;
 pub(crate) mod keys;
 pub(crate) mod mad;
 pub(crate) mod mcast;
