@@ -29,6 +29,9 @@ pub(crate) struct AhInner {
     /// Set once, when the handle enters the table (the number is only
     /// known under the table's lock, where nothing may be allocated).
     num: AtomicU32,
+    /// Identity of the PD the handle was created in: a UD work request
+    /// may only name a handle of its QP's PD.
+    pd: usize,
     /// The address vector; `modify_ah` replaces it.
     #[pin]
     attr: SpinLockIrq<StoredAhAttr>,
@@ -102,9 +105,11 @@ impl AhTable {
         })
     }
 
-    /// Validates `attr`, numbers the handle and answers the provider.
+    /// Validates `attr`, numbers the handle (of the PD `pd`) and answers
+    /// the provider.
     pub(crate) fn create(
         &self,
+        pd: usize,
         attr: &AhAttr,
         sleepable: bool,
         udata: Option<&Udata>,
@@ -116,6 +121,7 @@ impl AhTable {
         let inner = Arc::pin_init(
             pin_init!(AhInner {
                 num: AtomicU32::new(0),
+                pd,
                 attr <- new_spinlock_irq!(attr.to_stored()),
                 path <- new_spinlock_irq!(path),
             }),
@@ -173,6 +179,12 @@ impl AhTable {
 }
 
 impl AhInner {
+    /// Whether the handle belongs to the PD `pd` (rxe's `rxe_get_av`
+    /// refuses a handle of another PD than the QP's).
+    pub(crate) fn in_pd(&self, pd: usize) -> bool {
+        self.pd == pd
+    }
+
     /// The number UD work requests name the handle by.
     pub(crate) fn num(&self) -> u32 {
         self.num.load(Ordering::Acquire)

@@ -496,11 +496,14 @@ impl Operations for RrxeDevice {
 
     fn create_ah(
         dev: &IbDevice<Self>,
+        pd: &Pd<Self>,
         attr: &AhAttr,
         sleepable: bool,
         udata: Option<&Udata>,
     ) -> Result<RrxeAh> {
-        dev.shared.ahs.create(attr, sleepable, udata)
+        dev.shared
+            .ahs
+            .create(pd.as_raw() as usize, attr, sleepable, udata)
     }
 
     fn destroy_ah(ah: &Ah<Self>) -> Result {
