@@ -387,7 +387,12 @@ fn local_op(qp: &QpInner, op: &SendOp) -> u32 {
     }
     let mrs = &qp.dev.mrs;
     let ok = match *op {
-        SendOp::LocalInv { rkey } => mrs.get(rkey).is_some_and(|mr| mr.invalidate(rkey).is_ok()),
+        // Only a region of the QP's PD: a process must not invalidate a
+        // kernel consumer's registration. (C rxe's `rxe_invalidate_mr`
+        // does not check the PD.)
+        SendOp::LocalInv { rkey } => mrs
+            .get(rkey)
+            .is_some_and(|mr| mr.in_pd(qp.pd) && mr.invalidate(rkey).is_ok()),
         // Only kernel consumers may register (a process could write this
         // opcode into its own ring). The MR is the one at the key's index.
         SendOp::RegMr { key, access } => {
