@@ -8,8 +8,11 @@
 # NFS/RDMA do (REG_MR, WRITE and READ through the registered rkey,
 # LOCAL_INV and a new key, SEND_WITH_INV, a WRITE with the invalidated
 # rkey refused). It runs on rdma_rxe and on rrxe; every check must pass
-# on both. The GSI QP the MAD layer creates on every device (a kernel
-# consumer too) and the port's counters are compared as well.
+# on both. Its security cases across two PDs (LOCAL_INV of another PD's
+# fast MR, a UD send through another PD's AH) must give the outcome
+# expected of rrxe; rdma_rxe's is printed next to it. The GSI QP the MAD
+# layer creates on every device (a kernel consumer too) and the port's
+# counters are compared as well.
 . "$RRXE_TOP/tools/testing/lib.sh"
 
 ko="$RRXE_TOP/tools/testing/kverbs/rrxe_kverbs_test.ko"
@@ -18,6 +21,7 @@ for dev in rxe0 rrxe0; do
 	port_active $dev || echo "# setup: $dev port 1 is not ACTIVE"
 done
 
+declare -A sec
 for dev in rxe0 rrxe0; do
 	dmesg -C
 	if ! insmod "$ko" dev=$dev; then
@@ -32,8 +36,25 @@ for dev in rxe0 rrxe0; do
 		case $line in
 		"ok - "*) ok "$dev: ${line#ok - }" ;;
 		"not ok - "*) not_ok "$dev: ${line#not ok - }" ;;
+		"sec - "*)
+			set -- ${line#sec - }
+			sec[$dev,$1]=$2
+			;;
 		esac
 	done <<<"$out"
+done
+
+# Security cases (Documentation/testing.rst, "Security"): rrxe's outcome is
+# the one expected, rdma_rxe's is shown next to it.
+#   local_inv_other_pd: LOCAL_INV status / a WRITE through the MR after it
+#   ud_ah_other_pd: UD send status / QP state afterwards
+declare -A want=([local_inv_other_pd]=LOC_QP_OP_ERR/SUCCESS [ud_ah_other_pd]=LOC_QP_OP_ERR/ERR)
+printf '# %-20s | %-26s | %s\n' case rxe0 rrxe0
+for c in local_inv_other_pd ud_ah_other_pd; do
+	r=${sec[rxe0,$c]:-missing} d=${sec[rrxe0,$c]:-missing}
+	printf '# %-20s | %-26s | %s\n' $c "$r" "$d"
+	check "rrxe0: $c gives ${want[$c]}" test "$d" = "${want[$c]}"
+	[ "$r" = "$d" ] || echo "# $c: rdma_rxe differs ($r)"
 done
 
 # The MAD layer's GSI QP (QP1) exists on both, in RTS.
