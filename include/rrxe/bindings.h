@@ -13,6 +13,7 @@
 #include <linux/workqueue.h>
 #include <linux/if_ether.h>
 #include <linux/notifier.h>
+#include <linux/random.h>
 #include <net/net_namespace.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_umem.h>

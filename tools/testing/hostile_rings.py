@@ -21,6 +21,14 @@ mappings of /dev/infiniband/uverbsN), and then:
   pending   (not hostile) posts sends that nothing processes yet (rrxe has
             no data path), then checks SQD's SQ_DRAINED event and that ERR
             flushes every send and receive with WR_FLUSH_ERR, in order.
+  ah_pd     UD sends naming an address handle of another PD of the same
+            process, and one of another process's context (the provider
+            writes whatever handle number it is given into the ring): each
+            must complete with LOC_QP_OP_ERR and move the QP to ERR, as a
+            send through the QP's own handle before them succeeds. Prints
+            the outcome ("ah_pd: ...") for the side-by-side with rdma_rxe.
+  keys      registers 8 MRs and prints their keys ("keys: ..."), for the
+            test script to compare across two instances of a device.
 
 Never uses the provider's own ring functions (post, poll) after the rings
 are scribbled on: a provider trusting its ring may crash in user space,
@@ -263,10 +271,73 @@ def mode_pending(dev):
     close(qp, mr, cq, pd, ctx)
 
 
+WC_NAMES = {e.IBV_WC_SUCCESS: "SUCCESS", e.IBV_WC_LOC_QP_OP_ERR: "LOC_QP_OP_ERR",
+            e.IBV_WC_WR_FLUSH_ERR: "WR_FLUSH_ERR", e.IBV_WC_LOC_PROT_ERR: "LOC_PROT_ERR",
+            e.IBV_WC_LOC_LEN_ERR: "LOC_LEN_ERR"}
+QPS_NAMES = {e.IBV_QPS_RTS: "RTS", e.IBV_QPS_ERR: "ERR", e.IBV_QPS_SQE: "SQE"}
+
+
+def ud_send_outcome(ctx, pd, cq, ah, wr_id, mr):
+    """A UD QP of pd in RTS posts one send through ah (to itself); returns
+    'STATUS/STATE': the send's completion status and the QP's state."""
+    import verbs_objects as v
+    from pyverbs.wr import SendWR, SGE
+    qp = v.make_qp(ctx, pd, cq, e.IBV_QPT_UD)
+    v.modify(qp, v.init_attr(), v.UD_INIT, "RESET->INIT")
+    v.modify(qp, QPAttr(qp_state=e.IBV_QPS_RTR), 0, "INIT->RTR")
+    v.modify(qp, v.rts_attr(rc=False), v.UD_RTS, "RTR->RTS")
+    wr = SendWR(wr_id=wr_id, num_sge=1, sg=[SGE(mr.buf, 64, mr.lkey)])
+    wr.set_wr_ud(ah, qp.qp_num, 0x11111111)
+    qp.post_send(wr)
+    wcs = v.poll_all(cq, 1, tries=1000)
+    assert [w.wr_id for w in wcs] == [wr_id], [(w.wr_id, w.status) for w in wcs]
+    status = WC_NAMES.get(wcs[0].status, str(wcs[0].status))
+    state = v.qp_state(qp)
+    qp.close()
+    return f"{status}/{QPS_NAMES.get(state, state)}"
+
+
+def mode_ah_pd(dev):
+    import verbs_objects as v
+    from pyverbs.addr import AH
+    from pyverbs.mr import MR
+    ctx = Context(name=dev)
+    pd, other_pd = PD(ctx), PD(ctx)
+    cq = CQ(ctx, 64)
+    mr = MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE)
+    own = AH(pd, attr=v.global_ah_attr(ctx))
+    foreign = AH(other_pd, attr=v.global_ah_attr(ctx))
+    # Another context on the device: another process's handles, whose
+    # numbers this process can only name.
+    ctx2 = Context(name=dev)
+    pd2 = PD(ctx2)
+    elsewhere = AH(pd2, attr=v.global_ah_attr(ctx2))
+    got = {
+        "own": ud_send_outcome(ctx, pd, cq, own, 1, mr),
+        "other_pd": ud_send_outcome(ctx, pd, cq, foreign, 2, mr),
+        "other_ctx": ud_send_outcome(ctx, pd, cq, elsewhere, 3, mr),
+    }
+    print("ah_pd: " + " ".join(f"{k}={val}" for k, val in got.items()))
+    want = {"own": "SUCCESS/RTS", "other_pd": "LOC_QP_OP_ERR/ERR",
+            "other_ctx": "LOC_QP_OP_ERR/ERR"}
+    close(elsewhere, pd2, ctx2, foreign, own, mr, cq, other_pd, pd, ctx)
+    assert got == want, f"wanted {want}"
+
+
+def mode_keys(dev):
+    from pyverbs.mr import MR
+    ctx = Context(name=dev)
+    pd = PD(ctx)
+    mrs = [MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE) for _ in range(8)]
+    print("keys: " + " ".join(f"{mr.rkey:#x}" for mr in mrs))
+    close(*mrs, pd, ctx)
+
+
 def main():
     mode, dev = sys.argv[1], sys.argv[2]
     {"garbage": mode_garbage, "mmap": mode_mmap, "stale": mode_stale,
-     "exit": mode_exit, "pending": mode_pending, "spin": mode_spin}[mode](dev)
+     "exit": mode_exit, "pending": mode_pending, "spin": mode_spin,
+     "ah_pd": mode_ah_pd, "keys": mode_keys}[mode](dev)
     print(f"ok - {mode}")
 
 

@@ -18,9 +18,10 @@
  * invalidating the peer's rkey, a WRITE with that rkey refused, LOCAL_INV
  * and registration again under a new key (ib_update_fast_reg_key).
  *
- * test_inv_other_pd() logs the outcome of a security case (SEND_WITH_INV
- * naming another PD's fast MR) as a "kverbs: sec - NAME OUTCOME" line,
- * which may differ between drivers.
+ * test_inv_other_pd() and test_other_pd() log the outcome of security
+ * cases across two PDs (SEND_WITH_INV and LOCAL_INV of another PD's fast
+ * MR, a UD send through another PD's AH) as "kverbs: sec - NAME OUTCOME"
+ * lines, which may differ between drivers.
  */
 #include <linux/module.h>
 #include <linux/scatterlist.h>
@@ -473,9 +474,10 @@ static void fill(u8 *p, size_t len, u8 seed)
 		p[i] = (u8)(seed + i * 7 + (i >> 8));
 }
 
-/* A's RDMA WRITE of @len bytes from its @lkey at @laddr to @raddr/@rkey. */
-static int frwr_write(struct frwr *f, u64 laddr, u32 lkey, u64 raddr, u32 rkey,
-		      u32 len, enum ib_wr_opcode op, struct ib_wc *wc)
+/* @qp's RDMA @op of @len bytes from its @lkey at @laddr to @raddr/@rkey. */
+static int rdma_op_on(struct ib_qp *qp, struct ib_cq *cq, u64 laddr, u32 lkey,
+		      u64 raddr, u32 rkey, u32 len, enum ib_wr_opcode op,
+		      struct ib_wc *wc)
 {
 	struct ib_sge sge = { .addr = laddr, .length = len, .lkey = lkey };
 	struct ib_rdma_wr wr = {
@@ -485,7 +487,21 @@ static int frwr_write(struct frwr *f, u64 laddr, u32 lkey, u64 raddr, u32 rkey,
 	};
 
 	memset(wc, 0, sizeof(*wc));
-	return post_wait(f->a, f->cqa, &wr.wr, wc);
+	return post_wait(qp, cq, &wr.wr, wc);
+}
+
+/* @qp's RDMA WRITE of @len bytes. */
+static int frwr_write_on(struct ib_qp *qp, struct ib_cq *cq, u64 laddr, u32 lkey,
+			 u64 raddr, u32 rkey, u32 len, struct ib_wc *wc)
+{
+	return rdma_op_on(qp, cq, laddr, lkey, raddr, rkey, len, IB_WR_RDMA_WRITE, wc);
+}
+
+/* A's RDMA WRITE of @len bytes from its @lkey at @laddr to @raddr/@rkey. */
+static int frwr_write(struct frwr *f, u64 laddr, u32 lkey, u64 raddr, u32 rkey,
+		      u32 len, enum ib_wr_opcode op, struct ib_wc *wc)
+{
+	return rdma_op_on(f->a, f->cqa, laddr, lkey, raddr, rkey, len, op, wc);
 }
 
 static bool frwr_setup(struct frwr *f)
@@ -947,6 +963,189 @@ out_ah:
 }
 
 /*
+ * Security cases across PDs (Documentation/testing.rst, "Security"). Their
+ * outcome may differ between rdma_rxe and rrxe, so each is logged as a
+ * "kverbs: sec - NAME OUTCOME" line for the test script to compare, not as
+ * a check; only their setup is checked.
+ */
+static const char *wc_name(enum ib_wc_status s)
+{
+	switch (s) {
+	case IB_WC_SUCCESS: return "SUCCESS";
+	case IB_WC_LOC_QP_OP_ERR: return "LOC_QP_OP_ERR";
+	case IB_WC_LOC_PROT_ERR: return "LOC_PROT_ERR";
+	case IB_WC_WR_FLUSH_ERR: return "WR_FLUSH_ERR";
+	case IB_WC_REM_ACCESS_ERR: return "REM_ACCESS_ERR";
+	default: return "OTHER";
+	}
+}
+
+static const char *qp_state_name(struct ib_qp *qp)
+{
+	struct ib_qp_attr a = {};
+	struct ib_qp_init_attr init = {};
+
+	if (ib_query_qp(qp, &a, IB_QP_STATE, &init))
+		return "?";
+	switch (a.qp_state) {
+	case IB_QPS_RTS: return "RTS";
+	case IB_QPS_ERR: return "ERR";
+	case IB_QPS_SQE: return "SQE";
+	default: return "OTHER";
+	}
+}
+
+/*
+ * LOCAL_INV posted on a QP of another PD than the fast MR's (a ULP's
+ * registration, invalidated by someone else's QP), then an RDMA WRITE
+ * through the MR's rkey from a QP of its own PD: "INV/WRITE" statuses.
+ * rxe's rxe_invalidate_mr does not look at the PD.
+ */
+static void sec_local_inv_other_pd(struct env *e, struct ib_pd *pd2)
+{
+	struct ib_send_wr inv = { .wr_id = 700, .opcode = IB_WR_LOCAL_INV };
+	struct ib_cq *cqa = NULL, *cqx = NULL;
+	struct ib_qp *a = NULL, *x = NULL;
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC, .sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 2,
+			 .max_recv_sge = 2 },
+	};
+	struct scatterlist sg;
+	struct ib_mr *mr = NULL;
+	struct ib_wc wc = {}, wwc = {};
+	u8 *page = (u8 *)__get_free_page(GFP_KERNEL | __GFP_ZERO);
+	bool mapped = false;
+	int ret, wret;
+
+	CHECK(page, "sec: a page");
+	if (!page)
+		return;
+	sg_init_one(&sg, page, PAGE_SIZE);
+	mapped = ib_dma_map_sg(e->ibdev, &sg, 1, DMA_BIDIRECTIONAL) == 1;
+	cqa = ib_alloc_cq(e->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	cqx = ib_alloc_cq(e->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	CHECK(mapped && !IS_ERR(cqa) && !IS_ERR(cqx), "sec: dma_map_sg and two CQs");
+	if (!mapped || IS_ERR(cqa) || IS_ERR(cqx))
+		goto out;
+	init.send_cq = init.recv_cq = cqa;
+	a = ib_create_qp(e->pd, &init);
+	init.send_cq = init.recv_cq = cqx;
+	x = ib_create_qp(pd2, &init);
+	CHECK(!IS_ERR(a) && !IS_ERR(x), "sec: RC QPs in two PDs");
+	if (IS_ERR(a) || IS_ERR(x))
+		goto out;
+	ret = rc_connect(e, a, a->qp_num, REMOTE_ACCESS) ?: rc_connect(e, x, x->qp_num, REMOTE_ACCESS);
+	CHECK(!ret, "sec: both connected to themselves (%d)", ret);
+	if (ret)
+		goto out;
+	mr = ib_alloc_mr(e->pd, IB_MR_TYPE_MEM_REG, 1);
+	CHECK(!IS_ERR(mr), "sec: fast MR");
+	if (IS_ERR(mr) || !frwr_register(a, cqa, mr, &sg, 1, REMOTE_ACCESS, "sec: MR of PD 1"))
+		goto out;
+	inv.ex.invalidate_rkey = mr->rkey;
+	ret = post_wait(x, cqx, &inv, &wc);
+	CHECK(!ret, "sec: LOCAL_INV from PD 2 completes (%d)", ret);
+	if (ret)
+		goto out;
+	memset(e->buf, 0x5a, 64);
+	wret = frwr_write_on(a, cqa, (u64)(uintptr_t)e->buf, e->pd->local_dma_lkey,
+			     mr->iova, mr->rkey, 64, &wwc);
+	pr_info("kverbs: sec - local_inv_other_pd %s/%s\n", wc_name(wc.status),
+		wret ? "TIMEOUT" : wc_name(wwc.status));
+out:
+	if (!IS_ERR_OR_NULL(a))
+		ib_destroy_qp(a);
+	if (!IS_ERR_OR_NULL(x))
+		ib_destroy_qp(x);
+	if (!IS_ERR_OR_NULL(mr))
+		ib_dereg_mr(mr);
+	if (!IS_ERR_OR_NULL(cqa))
+		ib_free_cq(cqa);
+	if (!IS_ERR_OR_NULL(cqx))
+		ib_free_cq(cqx);
+	if (mapped)
+		ib_dma_unmap_sg(e->ibdev, &sg, 1, DMA_BIDIRECTIONAL);
+	free_page((unsigned long)page);
+}
+
+/*
+ * A kernel UD send through an AH of another PD than the QP's: "STATUS/STATE"
+ * (rxe_get_av refuses the AH: LOC_QP_OP_ERR, QP in ERR).
+ */
+static void sec_ud_ah_other_pd(struct env *e, struct ib_pd *pd2)
+{
+	const struct ib_send_wr *bad = NULL;
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_UD, .sq_sig_type = IB_SIGNAL_ALL_WR,
+		.cap = { .max_send_wr = 8, .max_recv_wr = 8, .max_send_sge = 2,
+			 .max_recv_sge = 2 },
+	};
+	struct ib_sge sge = { .addr = (u64)(uintptr_t)e->buf, .length = 64,
+			      .lkey = e->pd->local_dma_lkey };
+	struct ib_ud_wr uwr = {
+		.wr = { .wr_id = 710, .opcode = IB_WR_SEND, .sg_list = &sge, .num_sge = 1,
+			.send_flags = IB_SEND_SIGNALED },
+		.remote_qkey = 0x11111111,
+	};
+	struct rdma_ah_attr attr;
+	struct ib_qp_attr a = {};
+	struct ib_ah *ah;
+	struct ib_cq *cq;
+	struct ib_qp *qp;
+	struct ib_wc wc = {};
+	int ret, n;
+
+	fill_av(e, &attr);
+	ah = rdma_create_ah(pd2, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	cq = ib_alloc_cq(e->ibdev, NULL, 16, 0, IB_POLL_DIRECT);
+	CHECK(!IS_ERR(ah) && !IS_ERR(cq), "sec: AH in PD 2, a CQ");
+	if (IS_ERR(ah) || IS_ERR(cq))
+		goto out_ah;
+	init.send_cq = init.recv_cq = cq;
+	qp = ib_create_qp(e->pd, &init);
+	CHECK(!IS_ERR(qp), "sec: UD QP in PD 1");
+	if (IS_ERR(qp))
+		goto out_ah;
+	ret = to_init(qp, false);
+	a.qp_state = IB_QPS_RTR;
+	ret = ret ?: ib_modify_qp(qp, &a, IB_QP_STATE);
+	a.qp_state = IB_QPS_RTS;
+	ret = ret ?: ib_modify_qp(qp, &a, IB_QP_STATE | IB_QP_SQ_PSN);
+	CHECK(!ret, "sec: UD QP to RTS (%d)", ret);
+	if (ret)
+		goto out_qp;
+	uwr.ah = ah;
+	uwr.remote_qpn = qp->qp_num;
+	ret = ib_post_send(qp, &uwr.wr, &bad);
+	CHECK(!ret, "sec: UD send through PD 2's AH posted (%d)", ret);
+	if (ret)
+		goto out_qp;
+	n = poll_n_for(cq, &wc, 1, FRWR_WAIT_MS);
+	pr_info("kverbs: sec - ud_ah_other_pd %s/%s\n",
+		n == 1 ? wc_name(wc.status) : "TIMEOUT", qp_state_name(qp));
+out_qp:
+	ib_destroy_qp(qp);
+out_ah:
+	if (!IS_ERR(cq))
+		ib_free_cq(cq);
+	if (!IS_ERR(ah))
+		rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+}
+
+static void test_other_pd(struct env *e)
+{
+	struct ib_pd *pd2 = ib_alloc_pd(e->ibdev, 0);
+
+	CHECK(!IS_ERR(pd2), "sec: a second PD");
+	if (IS_ERR(pd2))
+		return;
+	sec_local_inv_other_pd(e, pd2);
+	sec_ud_ah_other_pd(e, pd2);
+	ib_dealloc_pd(pd2);
+}
+
+/*
  * The index of the port's RoCEv2 GID of the netdev's IPv4 address
  * (::ffff:a.b.c.d, entered by the core's roce_gid_mgmt), or -ENOENT; the
  * GID in @gid, the netdev's MAC address in @mac.
@@ -1001,6 +1200,7 @@ static void run(struct ib_device *ibdev)
 		test_frwr(&e);
 		test_inv_other_pd(&e);
 		test_ud_ah_srq(&e);
+		test_other_pd(&e);
 		ib_free_cq(e.cq);
 	}
 	ib_dealloc_pd(e.pd);

@@ -8,9 +8,10 @@
 # NFS/RDMA do (REG_MR, WRITE and READ through the registered rkey,
 # LOCAL_INV and a new key, SEND_WITH_INV, a WRITE with the invalidated
 # rkey refused). It runs on rdma_rxe and on rrxe; every check must pass
-# on both. Its security case (SEND_WITH_INV naming another PD's fast MR)
-# must give the outcome expected of rrxe; rdma_rxe's is printed next to
-# it. The GSI QP the MAD layer creates on every device (a kernel
+# on both. Its security cases (SEND_WITH_INV naming another PD's fast
+# MR, LOCAL_INV of another PD's fast MR, a UD send through another PD's
+# AH) must give the outcome expected of rrxe; rdma_rxe's is printed next
+# to it. The GSI QP the MAD layer creates on every device (a kernel
 # consumer too) and the port's counters are compared as well.
 . "$RRXE_TOP/tools/testing/lib.sh"
 
@@ -46,9 +47,12 @@ done
 # Security cases (Documentation/testing.rst, "Security"): rrxe's outcome is
 # the one expected, rdma_rxe's is shown next to it.
 #   send_inv_other_pd: the receive's status / a WRITE through the MR after it
-declare -A want=([send_inv_other_pd]=REM_INV_REQ_ERR/SUCCESS)
+#   local_inv_other_pd: LOCAL_INV status / a WRITE through the MR after it
+#   ud_ah_other_pd: UD send status / QP state afterwards
+declare -A want=([send_inv_other_pd]=REM_INV_REQ_ERR/SUCCESS
+	[local_inv_other_pd]=LOC_QP_OP_ERR/SUCCESS [ud_ah_other_pd]=LOC_QP_OP_ERR/ERR)
 printf '# %-20s | %-26s | %s\n' case rxe0 rrxe0
-for c in send_inv_other_pd; do
+for c in send_inv_other_pd local_inv_other_pd ud_ah_other_pd; do
 	r=${sec[rxe0,$c]:-missing} d=${sec[rrxe0,$c]:-missing}
 	printf '# %-20s | %-26s | %s\n' $c "$r" "$d"
 	check "rrxe0: $c gives ${want[$c]}" test "$d" = "${want[$c]}"

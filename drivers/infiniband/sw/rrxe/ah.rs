@@ -6,6 +6,7 @@
 use crate::{
     ib::{consts::*, AhAttr, CreateAhResp, StoredAhAttr, Udata},
     irq_table::IrqTable,
+    logic::ids::{leaf_words, summary_words, Ids},
     params,
     path::Path,
 };
@@ -28,6 +29,9 @@ pub(crate) struct AhInner {
     /// Set once, when the handle enters the table (the number is only
     /// known under the table's lock, where nothing may be allocated).
     num: AtomicU32,
+    /// Identity of the PD the handle was created in: a UD work request
+    /// may only name a handle of its QP's PD.
+    pd: usize,
     /// The address vector; `modify_ah` replaces it.
     #[pin]
     attr: SpinLockIrq<StoredAhAttr>,
@@ -54,24 +58,58 @@ fn check(attr: &AhAttr) -> Result {
     }
 }
 
-/// A device's address handles by number (1 and up).
-#[pin_data]
-pub(crate) struct AhTable {
-    #[pin]
-    ahs: IrqTable<AhInner>,
+/// How many AH numbers there are: `1..=MAX_AH`, as id `n` is number
+/// `n + 1`.
+const AH_IDS: usize = params::MAX_AH as usize;
+
+/// Which AH numbers are taken ([`Ids`]' two-level bitmap), so that the
+/// lowest free one is found in a bounded number of steps with interrupts
+/// off.
+pub(crate) struct AhNumbers {
+    summary: KVec<u64>,
+    leaves: KVec<u64>,
 }
 
-impl AhTable {
-    /// An empty table.
-    pub(crate) fn new() -> impl PinInit<Self> {
-        pin_init!(Self {
-            ahs <- IrqTable::new(AllocKind::Alloc1),
+impl AhNumbers {
+    /// Every number free (4 KiB for rxe's 32,767).
+    pub(crate) fn new() -> Result<Self> {
+        Ok(Self {
+            summary: KVec::from_elem(0, summary_words(AH_IDS), GFP_KERNEL)?,
+            leaves: KVec::from_elem(0, leaf_words(AH_IDS), GFP_KERNEL)?,
         })
     }
 
-    /// Validates `attr`, numbers the handle and answers the provider.
+    fn ids(&mut self) -> Ids<'_> {
+        Ids::new(&mut self.summary, &mut self.leaves, AH_IDS)
+    }
+}
+
+/// A device's address handles by number (1 and up).
+#[pin_data]
+pub(crate) struct AhTable {
+    /// Filled and emptied only under `numbers`, so the two agree.
+    #[pin]
+    ahs: IrqTable<AhInner>,
+    /// The numbers in use. Held, with interrupts off, around choosing a
+    /// number and filling it in `ahs`, and around emptying it.
+    #[pin]
+    numbers: SpinLockIrq<AhNumbers>,
+}
+
+impl AhTable {
+    /// An empty table, its numbers kept in `numbers`.
+    pub(crate) fn new(numbers: AhNumbers) -> impl PinInit<Self> {
+        pin_init!(Self {
+            ahs <- IrqTable::new(AllocKind::Alloc1),
+            numbers <- new_spinlock_irq!(numbers),
+        })
+    }
+
+    /// Validates `attr`, numbers the handle (of the PD `pd`) and answers
+    /// the provider.
     pub(crate) fn create(
         &self,
+        pd: usize,
         attr: &AhAttr,
         sleepable: bool,
         udata: Option<&Udata>,
@@ -83,6 +121,7 @@ impl AhTable {
         let inner = Arc::pin_init(
             pin_init!(AhInner {
                 num: AtomicU32::new(0),
+                pd,
                 attr <- new_spinlock_irq!(attr.to_stored()),
                 path <- new_spinlock_irq!(path),
             }),
@@ -90,10 +129,19 @@ impl AhTable {
         )?;
         // The lowest free number: AH numbers are small and dense. Kernel
         // consumers create AHs in atomic context, so the number is chosen
-        // and filled under the table's lock, which never sleeps.
-        let num = self
-            .ahs
-            .store_first_free(1..=params::MAX_AH as usize, inner.clone())? as u32;
+        // and filled without sleeping: a few words of the bitmap, then one
+        // store, with interrupts off.
+        let num = {
+            let mut numbers = self.numbers.lock();
+            let mut ids = numbers.ids();
+            let id = ids.take_lowest().ok_or(ENOMEM)?;
+            let num = id + 1;
+            if let Err(e) = self.ahs.store(num, inner.clone()) {
+                ids.free(id);
+                return Err(e);
+            }
+            num as u32
+        };
         inner.num.store(num, Ordering::Release);
         if let Some(udata) = udata {
             if udata.outlen() >= RESP_LEN {
@@ -117,12 +165,26 @@ impl AhTable {
     /// Takes `ah` out of the table.
     pub(crate) fn remove(&self, ah: &AhInner) {
         let num = ah.num.load(Ordering::Relaxed) as usize;
-        let removed = self.ahs.remove(num);
+        let removed = {
+            let mut numbers = self.numbers.lock();
+            let removed = self.ahs.remove(num);
+            if removed.is_some() {
+                numbers.ids().free(num.wrapping_sub(1));
+            }
+            removed
+        };
+        // Dropped outside the lock.
         drop(removed);
     }
 }
 
 impl AhInner {
+    /// Whether the handle belongs to the PD `pd` (rxe's `rxe_get_av`
+    /// refuses a handle of another PD than the QP's).
+    pub(crate) fn in_pd(&self, pd: usize) -> bool {
+        self.pd == pd
+    }
+
     /// The number UD work requests name the handle by.
     pub(crate) fn num(&self) -> u32 {
         self.num.load(Ordering::Acquire)

@@ -3,7 +3,7 @@
 //! An rrxe device: one RoCEv2 port on top of one Ethernet netdev.
 
 use crate::{
-    ah::{AhTable, RrxeAh},
+    ah::{AhNumbers, AhTable, RrxeAh},
     counters::{self, Counter, Counters},
     cq::RrxeCq,
     ib::{
@@ -108,6 +108,7 @@ impl Shared {
     /// Creates the shared state of a device attached to `netdev`.
     pub(crate) fn new(netdev: NetDevRef) -> Result<Arc<Self>> {
         let netdev_id = netdev.id();
+        let ah_numbers = AhNumbers::new()?;
         Arc::pin_init(
             pin_init!(Self {
                 port <- new_spinlock_irq!(Port {
@@ -120,7 +121,7 @@ impl Shared {
                 qps <- IrqTable::new(AllocKind::Alloc),
                 mrs <- MrTable::new_mrs(),
                 mws <- MwTable::new_mws(),
-                ahs <- AhTable::new(),
+                ahs <- AhTable::new(ah_numbers),
                 mcast <- McastTable::new(),
             }),
             GFP_KERNEL,
@@ -501,11 +502,14 @@ impl Operations for RrxeDevice {
 
     fn create_ah(
         dev: &IbDevice<Self>,
+        pd: &Pd<Self>,
         attr: &AhAttr,
         sleepable: bool,
         udata: Option<&Udata>,
     ) -> Result<RrxeAh> {
-        dev.shared.ahs.create(attr, sleepable, udata)
+        dev.shared
+            .ahs
+            .create(pd.as_raw() as usize, attr, sleepable, udata)
     }
 
     fn destroy_ah(ah: &Ah<Self>) -> Result {

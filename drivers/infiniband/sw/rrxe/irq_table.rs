@@ -69,26 +69,6 @@ impl<E: Send + Sync + 'static> IrqTable<E> {
         stored.map_err(|_| ENOMEM)
     }
 
-    /// Enters `item` under the first free number of `range`, chosen and
-    /// filled under one lock; returns the number.
-    pub(crate) fn store_first_free(
-        &self,
-        range: core::ops::RangeInclusive<usize>,
-        item: Arc<E>,
-    ) -> Result<usize> {
-        let irq = self.irq.lock();
-        let mut xa = self.xa.lock();
-        let index = range
-            .into_iter()
-            .find(|&i| xa.get(i).is_none())
-            .ok_or(ENOMEM)?;
-        let stored = xa.store(index, item, GFP_ATOMIC);
-        drop(xa);
-        drop(irq);
-        stored.map_err(|_| ENOMEM)?;
-        Ok(index)
-    }
-
     /// Takes the object numbered `index` out. The caller drops it, outside
     /// the lock (the last reference may free a lot).
     pub(crate) fn remove(&self, index: usize) -> Option<Arc<E>> {

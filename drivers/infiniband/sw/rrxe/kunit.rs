@@ -151,6 +151,70 @@ mod tests {
         }
     }
 
+    /// The keys of `n` regions entered into a fresh MR table, in order.
+    fn first_keys(n: usize) -> KVec<u32> {
+        let Ok(table) = KBox::pin_init(MrTable::new_mrs(), GFP_KERNEL) else {
+            panic!("no memory for the table");
+        };
+        let mut keys = KVec::new();
+        let mut mrs = KVec::new();
+        for _ in 0..n {
+            let Ok(mr) = table.insert_spec(MrSpec::test_region(0, 0x1000, 0)) else {
+                panic!("insert failed");
+            };
+            assert!(keys.push(mr.keys().lkey, GFP_KERNEL).is_ok());
+            assert!(mrs.push(mr, GFP_KERNEL).is_ok());
+        }
+        for mr in &mrs {
+            table.remove(mr);
+        }
+        keys
+    }
+
+    #[test]
+    fn fresh_tables_hand_out_unpredictable_keys() {
+        // Two devices (or one created again) must not hand out the same
+        // keys: with the allocation count as the variant both gave 0x100,
+        // 0x201, 0x302, ... (a chance of 2^-128 here).
+        let (a, b) = (first_keys(16), first_keys(16));
+        assert!(a[..] != b[..]);
+        for (i, key) in a.iter().enumerate() {
+            assert_eq!(key >> 8, KeyKind::Mr.min_index() + i as u32);
+        }
+    }
+
+    #[test]
+    fn reused_index_never_gets_its_previous_key() {
+        // 256 indices, one region at a time: each index comes back every
+        // 256 allocations, which gave it the same key every time when the
+        // variant was the allocation count's low byte.
+        const SPAN: usize = 256;
+        let Ok(table) = KBox::pin_init(MrTable::with_span(KeyKind::Mr, SPAN as u32), GFP_KERNEL)
+        else {
+            panic!("no memory for the table");
+        };
+        let mut last = buffer(SPAN * 4);
+        let mut changed = 0;
+        for n in 0..SPAN * 4 {
+            let Ok(mr) = table.insert_spec(MrSpec::test_region(0, 0x1000, 0)) else {
+                panic!("insert failed");
+            };
+            let key = mr.keys().lkey;
+            let i = (key >> 8) as usize - KeyKind::Mr.min_index() as usize;
+            assert_eq!(i, n % SPAN);
+            let mut prev = [0u8; 4];
+            prev.copy_from_slice(&last[i * 4..i * 4 + 4]);
+            let prev = u32::from_ne_bytes(prev);
+            if n >= SPAN {
+                assert_ne!(key, prev);
+                changed += 1;
+            }
+            last[i * 4..i * 4 + 4].copy_from_slice(&key.to_ne_bytes());
+            table.remove(&mr);
+        }
+        assert_eq!(changed, SPAN * 3);
+    }
+
     #[test]
     fn mw_alloc_gives_fresh_rkeys_in_the_mw_range() {
         let Ok(table) = KBox::pin_init(MwTable::new_mws(), GFP_KERNEL) else {

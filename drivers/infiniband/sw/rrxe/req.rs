@@ -387,7 +387,12 @@ fn local_op(qp: &QpInner, op: &SendOp) -> u32 {
     }
     let mrs = &qp.dev.mrs;
     let ok = match *op {
-        SendOp::LocalInv { rkey } => mrs.get(rkey).is_some_and(|mr| mr.invalidate(rkey).is_ok()),
+        // Only a region of the QP's PD: a process must not invalidate a
+        // kernel consumer's registration. (C rxe's `rxe_invalidate_mr`
+        // does not check the PD.)
+        SendOp::LocalInv { rkey } => mrs
+            .get(rkey)
+            .is_some_and(|mr| mr.in_pd(qp.pd) && mr.invalidate(rkey).is_ok()),
         // Only kernel consumers may register (a process could write this
         // opcode into its own ring). The MR is the one at the key's index.
         SendOp::RegMr { key, access } => {
@@ -628,7 +633,10 @@ pub(crate) fn fail_flight(st: &mut QpState_, i: usize, status: u32) {
 fn route(qp: &QpInner, st: &QpState_, w: &SendWqe<'_>) -> Option<(Path, u16, u32, u32)> {
     match (qp.ty, w.ud.as_ref()) {
         (QpType::Ud | QpType::Gsi, Some(ud)) => {
-            let ah = qp.dev.ahs.get(ud.ah_num)?;
+            // Only a handle of the QP's own PD (rxe's `rxe_get_av`): the
+            // number in the WQE may be any handle of the device, another
+            // process's included.
+            let ah = qp.dev.ahs.get(ud.ah_num).filter(|ah| ah.in_pd(qp.pd))?;
             // A Q_Key with the high bit set means "use the QP's own".
             let qkey = if ud.remote_qkey & 0x8000_0000 != 0 {
                 st.attr.get().qkey
@@ -656,7 +664,8 @@ fn build_request(
     let kind = kind.ok_or(IB_WC_LOC_QP_OP_ERR)?;
     let Some((path, sport, dest_qpn, qkey)) = route(qp, st, w) else {
         return if matches!(qp.ty, QpType::Ud | QpType::Gsi) {
-            // The AH is gone: the WQE cannot be sent.
+            // No such AH, one of another PD, or no path: the WQE cannot be
+            // sent; it fails and the QP goes to ERR, as in rxe.
             Err(IB_WC_LOC_QP_OP_ERR)
         } else {
             Ok(None)

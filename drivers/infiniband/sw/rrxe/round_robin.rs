@@ -20,7 +20,7 @@ impl RoundRobin {
 
     /// The first index of `min..min + span`, from where the last search
     /// stopped, that `is_free` accepts, with the running allocation count
-    /// that chose it (a source of key variants). `None` if all are taken.
+    /// that chose it. `None` if all are taken.
     /// Callers serialise searches with the stores that fill the indices.
     pub(crate) fn find(
         &self,

@@ -142,5 +142,5 @@ pub(crate) use raw::{
     rrxe_virt_to_page,
 };
 
-// RCU and CRC-32.
-pub(crate) use raw::{crc32_le, rrxe_synchronize_rcu};
+// RCU, CRC-32 and the random number generator.
+pub(crate) use raw::{crc32_le, get_random_u32, rrxe_synchronize_rcu};

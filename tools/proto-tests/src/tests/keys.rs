@@ -6,8 +6,8 @@ use proptest::prelude::*;
 use std::vec::Vec;
 
 use crate::logic::keys::{
-    bind_mw_key, fast_reg_key, Key, KeyError, KeyKind, MAX_INDEX, MAX_MR_INDEX, MAX_MW_INDEX,
-    MIN_MR_INDEX, MIN_MW_INDEX,
+    bind_mw_key, fast_reg_key, fresh_variant, Key, KeyError, KeyKind, MAX_INDEX, MAX_MR_INDEX,
+    MAX_MW_INDEX, MIN_MR_INDEX, MIN_MW_INDEX,
 };
 
 /// The kernel's `ib_inc_rkey`, transcribed.
@@ -31,6 +31,103 @@ fn ranges_match_rxe_param() {
     assert_eq!(KeyKind::of_index(0x10_0001), None);
     assert_eq!(KeyKind::Mr.min_index(), MIN_MR_INDEX);
     assert_eq!(KeyKind::Mw.max_index(), MAX_MW_INDEX);
+}
+
+#[test]
+fn spans_are_multiples_of_256() {
+    // Both index ranges hold 2^19 indices. A round-robin allocation count
+    // therefore cannot serve as the variant: an index comes round after
+    // exactly 2^19 allocations (when nothing else is live), with the same
+    // low byte, so every index would always get the same key back.
+    for kind in [KeyKind::Mr, KeyKind::Mw] {
+        let span = kind.max_index() - kind.min_index() + 1;
+        assert_eq!(span, 1 << 19);
+        assert_eq!(span % 256, 0);
+    }
+}
+
+#[test]
+fn fresh_variant_skips_exactly_the_previous_one() {
+    // For each previous variant, the 255 residues of the random number map
+    // one to one onto the other 255 bytes.
+    for previous in 0..=255u8 {
+        let mut seen = [0u32; 256];
+        for r in 0..255u32 {
+            seen[usize::from(fresh_variant(previous, r))] += 1;
+        }
+        for (v, &count) in seen.iter().enumerate() {
+            assert_eq!(
+                count,
+                u32::from(v != usize::from(previous)),
+                "{previous} {v}"
+            );
+        }
+        assert_eq!(
+            fresh_variant(previous, u32::MAX),
+            fresh_variant(previous, u32::MAX % 255)
+        );
+    }
+}
+
+/// xorshift64*: a seeded stand-in for the kernel's `get_random_u32`.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u32 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) as u32
+    }
+}
+
+/// The driver's allocation rule (`key_table.rs`) over a small index range:
+/// indices round-robin, each new key `fresh_variant` of the variant that
+/// index last had, remembered per index.
+struct Allocator {
+    last: Vec<u8>,
+    next: usize,
+    rng: Rng,
+}
+
+impl Allocator {
+    fn new(span: usize, seed: u64) -> Self {
+        Self {
+            last: std::vec![0; span],
+            next: 0,
+            rng: Rng(seed | 1),
+        }
+    }
+
+    fn alloc(&mut self) -> Key {
+        let i = self.next % self.last.len();
+        self.next += 1;
+        let v = fresh_variant(self.last[i], self.rng.next());
+        self.last[i] = v;
+        KeyKind::Mr.new_key(MIN_MR_INDEX + i as u32, v).unwrap()
+    }
+}
+
+#[test]
+fn fresh_allocators_differ_and_reuse_never_repeats() {
+    // Two allocators (two devices, or one after a reload) with their own
+    // random streams hand out different key sequences; with the old rule
+    // (the allocation count's low byte) both gave 0x100, 0x201, 0x302, ...
+    let mut a = Allocator::new(4, 1);
+    let mut b = Allocator::new(4, 2);
+    let sa: Vec<u32> = (0..64).map(|_| a.alloc().raw()).collect();
+    let sb: Vec<u32> = (0..64).map(|_| b.alloc().raw()).collect();
+    assert_ne!(sa, sb);
+    // Each index is reused every 4 allocations: never with the key it
+    // had just before, and its variants spread over many values.
+    for (n, k) in sa.iter().enumerate().skip(4) {
+        assert_ne!(*k, sa[n - 4]);
+        assert_eq!(k >> 8, sa[n - 4] >> 8);
+    }
+    let mut variants: Vec<u32> = sa.iter().map(|k| k & 0xff).collect();
+    variants.sort_unstable();
+    variants.dedup();
+    assert!(variants.len() > 32, "{variants:?}");
 }
 
 #[test]
@@ -177,5 +274,10 @@ proptest! {
             prop_assert_eq!(k.raw(), req);
         }
         prop_assert_eq!(bind_mw_key(current, req).raw(), (cur & !0xff) | (req & 0xff));
+    }
+
+    #[test]
+    fn fresh_variant_never_previous(previous in any::<u8>(), random in any::<u32>()) {
+        prop_assert_ne!(fresh_variant(previous, random), previous);
     }
 }

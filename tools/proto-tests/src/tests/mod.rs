@@ -7,6 +7,7 @@ mod flow;
 mod flush;
 mod headers;
 mod icrc;
+mod ids;
 mod keys;
 mod mad;
 mod mcast;

@@ -354,10 +354,12 @@ pub(crate) trait Operations: Sized + Send + Sync {
     /// Driver data of an address handle.
     type Ah: Send + Sync;
 
-    /// Creates an address handle. `sleepable` is false when a kernel
-    /// consumer creates it in atomic context (allocate with `GFP_ATOMIC`).
+    /// Creates an address handle in the PD `pd`. `sleepable` is false when
+    /// a kernel consumer creates it in atomic context (allocate with
+    /// `GFP_ATOMIC`).
     fn create_ah(
         _dev: &IbDevice<Self>,
+        _pd: &Pd<Self>,
         _attr: &AhAttr,
         _sleepable: bool,
         _udata: Option<&Udata>,
@@ -1167,17 +1169,20 @@ impl<T: Operations> IbDevice<T> {
     ) -> i32 {
         from_result(|| {
             // SAFETY: see above; `init` and its `ah_attr` are valid, and the
-            // core holds the attribute's GID reference during the call.
-            let (dev, attr, flags, ud) = unsafe {
+            // core holds the attribute's GID reference during the call. The
+            // core set `ah->pd` to the caller's PD, an initialised object
+            // that outlives the call (`_rdma_create_ah`).
+            let (dev, pd, attr, flags, ud) = unsafe {
                 (
                     Self::from_raw((*ah).device),
+                    Pd::<T>::from_raw((*ah).pd),
                     AhAttr::from_raw((*init).ah_attr),
                     (*init).flags,
                     udata(ud),
                 )
             };
             let sleepable = flags & sys::RDMA_CREATE_AH_SLEEPABLE != 0;
-            let data = T::create_ah(dev, attr, sleepable, ud.as_ref())?;
+            let data = T::create_ah(dev, pd, attr, sleepable, ud.as_ref())?;
             // SAFETY: see above.
             unsafe { Ah::<T>::init(ah, data) };
             Ok(0)

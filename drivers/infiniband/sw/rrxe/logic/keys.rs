@@ -10,11 +10,14 @@
 //! pool an incoming R_Key refers to; these ranges are rxe's
 //! (`rxe_param.h`), so keys mean the same to an rxe peer.
 //!
-//! C rxe picks a random variant byte for every new MR or MW, so a reused
-//! index gets the old variant back once in 256 times. Here a reused index
-//! should instead get [`Key::next_variant`] of the key it last had, which
-//! guarantees that none of the previous 255 keys for that index matches;
-//! the driver must remember that last key (or variant) per index for this.
+//! C rxe picks a random variant byte for every new MR or MW
+//! (`rxe_get_next_key(-1)`), so a reused index gets the old variant back
+//! once in 256 times. Here the variant of a new object is random too, so
+//! that keys cannot be predicted from their index or from the order of
+//! allocations, but never the variant the index's previous key had
+//! ([`fresh_variant`]): a peer that still holds the R_Key of the object
+//! that last lived at an index never reaches the new one. The driver
+//! remembers that last variant per index.
 
 /// Number of low bits holding the variant.
 pub(crate) const VARIANT_BITS: u32 = 8;
@@ -72,7 +75,7 @@ impl Key {
     }
 
     /// The same index with the variant incremented modulo 256: the kernel's
-    /// `ib_inc_rkey`, and the key to give a reused index.
+    /// `ib_inc_rkey`.
     pub(crate) const fn next_variant(self) -> Key {
         self.with_variant(self.variant().wrapping_add(1))
     }
@@ -180,9 +183,8 @@ impl KeyKind {
 
     /// The key of a newly allocated object of this kind at `index`.
     ///
-    /// `variant` should be the [`Key::next_variant`] of the key the index
-    /// last had, or a random byte (as C rxe uses) for an index never used
-    /// before.
+    /// `variant` should be [`fresh_variant`] of the variant the index's
+    /// previous key had.
     pub(crate) const fn new_key(self, index: u32, variant: u8) -> Result<Key, KeyError> {
         if !self.contains_index(index) {
             return Err(KeyError::WrongRange { kind: self, index });
@@ -192,6 +194,21 @@ impl KeyKind {
             // Unreachable: both ranges are within 24 bits.
             None => Err(KeyError::WrongRange { kind: self, index }),
         }
+    }
+}
+
+/// The variant byte for a new object at an index whose previous key had
+/// variant `previous`, from `random`, a uniformly random `u32`: uniformly
+/// distributed over the 255 other values (up to a bias of 2^-32), never
+/// `previous`. An index never used before is given its stored initial
+/// value as `previous`.
+pub(crate) const fn fresh_variant(previous: u8, random: u32) -> u8 {
+    // 0..=254, then skip `previous`: a bijection onto the other 255 bytes.
+    let r = (random % 255) as u8;
+    if r >= previous {
+        r + 1
+    } else {
+        r
     }
 }
 

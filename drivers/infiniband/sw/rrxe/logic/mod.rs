@@ -27,9 +27,12 @@
 //! - [`mcast`]: multicast groups: MGIDs, their Ethernet addresses, limits.
 //! - [`resp`]: the responder's length rules, its error classes for length
 //!   errors, and what a duplicate READ may replay.
+//! - [`ids`]: the lowest free number of a dense range (AH numbers) in
+//!   bounded time.
 
 pub(crate) mod flow;
 pub(crate) mod flush;
+pub(crate) mod ids;
 pub(crate) mod keys;
 pub(crate) mod mad;
 pub(crate) mod mcast;

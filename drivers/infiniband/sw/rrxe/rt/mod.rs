@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Runtime helpers missing from the kernel crate: flushing and cancelling
-//! work items, and jiffies. Written to be independent of rrxe, like `net/`.
+//! work items, jiffies, and random numbers. Written to be independent of rrxe, like `net/`.
 
 pub(crate) mod time;
 pub(crate) mod work;
@@ -24,4 +24,12 @@ pub(crate) fn crc32_le(crc: u32, data: &[u8]) -> u32 {
 pub(crate) fn synchronize_rcu() {
     // SAFETY: may sleep; callers are in process context.
     unsafe { crate::sys::rrxe_synchronize_rcu() };
+}
+
+/// A uniformly random `u32` from the kernel's cryptographically secure
+/// generator (`get_random_u32`), for values others must not predict.
+pub(crate) fn random_u32() -> u32 {
+    // SAFETY: `get_random_u32` takes no arguments and may be called from
+    // any context.
+    unsafe { crate::sys::get_random_u32() }
 }
