@@ -57,6 +57,9 @@ left() {
 	rdma res show qp 2>/dev/null | awk '$4 != 1' | grep "${pat[@]}"
 }
 
+# none_left DEV...: no QP of the DEVs is left but their GSI QPs.
+none_left() { ! left "$@" >/dev/null; }
+
 # storm_cycle N: one cycle; prints one comment line.
 storm_cycle() {
 	local n=$1 fam tool args port=$TRAFFIC_PORT srv cli sopts copts victim sig pause t0 t1 t2 t3
@@ -125,7 +128,7 @@ for pair in "${pairs[@]}"; do
 	ok "$pair: $cycles kill cycles in $((SECONDS - start)) s ($slots at a time)"
 	# Destroy is synchronous, but the kernel's rdma_cm may still be
 	# tearing down the IDs of a killed process.
-	if wait_for 30 sh -c "! rdma res show qp | awk '\$4 != 1' | grep -q -e '^link $DEV1/' -e '^link $DEV2/'"; then
+	if wait_for 30 none_left "$DEV1" "$DEV2"; then
 		ok "$pair: no QP left but the GSI QPs"
 	else
 		not_ok "$pair: QPs left after the storm"
