@@ -11,12 +11,12 @@
 use crate::{
     counters::Counter,
     cq::Completion,
-    ib::consts::*,
     logic::{
         flow::backed_off,
         qp_state::QpState,
         qp_state::QpType,
         segment::{packet_count, packet_span},
+        wc::{WcError, WcOpcode, WcStatus},
         wqe,
     },
     mem,
@@ -28,7 +28,7 @@ use crate::{
     },
     qp::{Notify, QpInner, QpState_},
     queue::SharedQueue,
-    req::{mem_status, FlightOp},
+    req::FlightOp,
 };
 
 /// Retry counts of 7 mean "retry forever" (IBA).
@@ -85,7 +85,7 @@ fn acked_before(qp: &QpInner, st: &mut QpState_, psn: Psn) -> bool {
         }
         if f.op == FlightOp::SendWrite {
             f.done = true;
-            f.status = IB_WC_SUCCESS;
+            f.status = WcStatus::Success;
             progress = true;
         } else {
             upto = f.first_psn.add(f.read_next);
@@ -130,7 +130,7 @@ fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
             qp.dev.counters.add(Counter::RcvdRnrErr, 1);
             if st.req.rnr_left == 0 {
                 qp.dev.counters.add(Counter::RetryRnrExceededErr, 1);
-                fail_at(st, psn, IB_WC_RNR_RETRY_EXC_ERR);
+                fail_at(st, psn, WcError::RnrRetryExc);
                 return;
             }
             if st.req.rnr_left != RETRY_FOREVER {
@@ -155,13 +155,13 @@ fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
             if !acked_before(qp, st, psn) {
                 return;
             }
-            let status = match code {
-                NakCode::InvalidRequest => IB_WC_REM_INV_REQ_ERR,
-                NakCode::RemoteAccessError => IB_WC_REM_ACCESS_ERR,
-                NakCode::RemoteOperationalError => IB_WC_REM_OP_ERR,
-                _ => IB_WC_BAD_RESP_ERR,
+            let e = match code {
+                NakCode::InvalidRequest => WcError::RemInvReq,
+                NakCode::RemoteAccessError => WcError::RemAccess,
+                NakCode::RemoteOperationalError => WcError::RemOp,
+                _ => WcError::BadResp,
             };
-            fail_at(st, psn, status);
+            fail_at(st, psn, e);
         }
         Syndrome::Reserved(_) => {}
     }
@@ -172,7 +172,7 @@ fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
 pub(crate) fn retry(qp: &QpInner, st: &mut QpState_, psn: Psn) {
     if st.req.retry_left == 0 {
         qp.dev.counters.add(Counter::RetryExceededErr, 1);
-        fail_at(st, psn, IB_WC_RETRY_EXC_ERR);
+        fail_at(st, psn, WcError::RetryExc);
         return;
     }
     if st.req.retry_left != RETRY_FOREVER {
@@ -185,9 +185,9 @@ pub(crate) fn retry(qp: &QpInner, st: &mut QpState_, psn: Psn) {
 }
 
 /// Fails the flight holding `psn` (or the oldest outstanding one).
-fn fail_at(st: &mut QpState_, psn: Psn, status: u32) {
+fn fail_at(st: &mut QpState_, psn: Psn, e: WcError) {
     let i = st.req.flights.find(psn).unwrap_or(0);
-    crate::req::fail_flight(st, i, status);
+    crate::req::fail_flight(st, i, e);
 }
 
 /// The index of the oldest flight still waiting for the peer.
@@ -246,7 +246,7 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
         return;
     };
     if pkt.payload.len() != len as usize {
-        fail_at(st, psn, IB_WC_BAD_RESP_ERR);
+        fail_at(st, psn, WcError::BadResp);
         return;
     }
     if !place_in_wqe(qp, st, sq, i, psn, offset, pkt.payload) {
@@ -257,7 +257,7 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
         f.read_next += 1;
         if f.read_next >= count {
             f.done = true;
-            f.status = IB_WC_SUCCESS;
+            f.status = WcStatus::Success;
             st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
         }
     }
@@ -287,16 +287,16 @@ fn place_in_wqe(
     ) {
         Ok(w) => match &w.payload {
             wqe::Payload::Sges(sges) => {
-                mem::scatter(&qp.dev.mrs, qp.pd, sges, offset, data).map_err(mem_status)
+                mem::scatter(&qp.dev.mrs, qp.pd, sges, offset, data).map_err(WcError::from)
             }
-            wqe::Payload::Inline(_) => Err(IB_WC_LOC_QP_OP_ERR),
+            wqe::Payload::Inline(_) => Err(WcError::LocQpOp),
         },
-        Err(_) => Err(IB_WC_LOC_QP_OP_ERR),
+        Err(_) => Err(WcError::LocQpOp),
     };
     match placed {
         Ok(()) => true,
-        Err(status) => {
-            fail_at(st, psn, status);
+        Err(e) => {
+            fail_at(st, psn, e);
             false
         }
     }
@@ -305,7 +305,7 @@ fn place_in_wqe(
 /// Whether `pkt`, a READ response to the flight `f`, is the answer C rxe
 /// gives to a FLUSH or an ATOMIC WRITE: a lone response without payload.
 fn is_empty_read_ack(f: &crate::req::Flight, pkt: &Packet<'_>) -> bool {
-    matches!(f.wc_opcode, IB_WC_FLUSH | IB_WC_ATOMIC_WRITE)
+    matches!(f.wc_opcode, WcOpcode::Flush | WcOpcode::AtomicWrite)
         && pkt.info().is_first()
         && pkt.info().is_last()
         && pkt.payload.is_empty()
@@ -330,7 +330,7 @@ fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet
     note_progress(st, true);
     if let Some(f) = st.req.flights.get_mut(i) {
         f.done = true;
-        f.status = IB_WC_SUCCESS;
+        f.status = WcStatus::Success;
         st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
     }
 }
@@ -375,8 +375,8 @@ pub(crate) fn complete_done(
         st.req.flights.pop();
         st.req.cursor = st.req.cursor.saturating_sub(1);
         sq.pop();
-        let failed = f.status != IB_WC_SUCCESS;
-        if !failed && f.wc_opcode == IB_WC_SEND {
+        let failed = f.status != WcStatus::Success;
+        if !failed && f.wc_opcode == WcOpcode::Send {
             qp.dev.counters.add(Counter::RdmaSends, 1);
         }
         if f.signaled || failed {

@@ -6,10 +6,13 @@
 
 use crate::{
     ib::{
-        consts::*, CqHandle, CqInitAttr, CreateCqResp, Event, QpHandle, QueuedWc, ResizeCqResp,
-        Udata, UserWorkCompletion, WorkCompletion,
+        consts::*, wc_opcode, wc_status, CqHandle, CqInitAttr, CreateCqResp, Event, QpHandle,
+        QueuedWc, ResizeCqResp, Udata, UserWorkCompletion, WorkCompletion,
     },
-    logic::queue::{QueueType, Ring},
+    logic::{
+        queue::{QueueType, Ring},
+        wc::{WcOpcode, WcStatus},
+    },
     params,
     queue::SharedQueue,
 };
@@ -31,10 +34,8 @@ fn cqe_size() -> usize {
 #[derive(Clone, Copy, Default)]
 pub(crate) struct Completion {
     pub(crate) wr_id: u64,
-    /// `IB_WC_*` status.
-    pub(crate) status: u32,
-    /// `IB_WC_*` opcode.
-    pub(crate) opcode: u32,
+    pub(crate) status: WcStatus,
+    pub(crate) opcode: WcOpcode,
     pub(crate) byte_len: u32,
     pub(crate) qp_num: u32,
     pub(crate) src_qp: u32,
@@ -69,8 +70,8 @@ impl Completion {
     fn to_user(self) -> UserWorkCompletion {
         let mut wc = UserWorkCompletion {
             wr_id: self.wr_id,
-            status: self.status,
-            opcode: self.opcode,
+            status: wc_status(self.status),
+            opcode: wc_opcode(self.opcode),
             qp_num: self.qp_num,
             src_qp: self.src_qp,
             wc_flags: self.wc_flags & !KERNEL_ONLY_WC_FLAGS,
@@ -85,8 +86,8 @@ impl Completion {
 
     fn to_kernel(self, qp: QpHandle) -> QueuedWc {
         let mut wc = WorkCompletion {
-            status: self.status,
-            opcode: self.opcode,
+            status: wc_status(self.status),
+            opcode: wc_opcode(self.opcode),
             byte_len: self.byte_len,
             qp: qp.as_raw(),
             src_qp: self.src_qp,

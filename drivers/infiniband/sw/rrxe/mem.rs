@@ -6,7 +6,7 @@
 //! region the QP's PD owns.
 
 use crate::{
-    logic::{mr::LOCAL_WRITE, wqe::SgeList},
+    logic::{mr::LOCAL_WRITE, wc::WcError, wqe::SgeList},
     mr::MrTable,
 };
 use kernel::prelude::*;
@@ -18,6 +18,16 @@ pub(crate) enum MemError {
     Length,
     /// An SGE names memory the QP may not use that way.
     Protection,
+}
+
+/// The completion status of a work request whose bytes could not be moved.
+impl From<MemError> for WcError {
+    fn from(e: MemError) -> Self {
+        match e {
+            MemError::Length => Self::LocLen,
+            MemError::Protection => Self::LocProt,
+        }
+    }
 }
 
 /// Calls `f(lkey, va, range)` for each piece of the SGE list covering the

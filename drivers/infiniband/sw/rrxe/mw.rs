@@ -22,6 +22,7 @@ use crate::{
     logic::{
         keys::{bind_mw_key, Key, KeyKind},
         mw::{check_bind, BindError, BindRegion, BindTarget, BindWr, MwType, Window},
+        wc::{WcError, WcResult},
         wqe::SendOp,
     },
     mr::MrInner,
@@ -325,19 +326,15 @@ pub(crate) fn check_rkey(qp: &QpInner, rkey: u32, need: u32) -> Result {
 }
 
 /// Runs a local operation that concerns memory windows: `BIND_MW`, and
-/// `LOCAL_INV` of a window's R_Key. Returns its completion status (rxe's:
-/// `IB_WC_MW_BIND_ERR` for any refused bind, `IB_WC_LOC_QP_OP_ERR` for a
+/// `LOCAL_INV` of a window's R_Key. Returns its outcome (rxe's statuses:
+/// [`WcError::MwBind`] for any refused bind, [`WcError::LocQpOp`] for a
 /// refused invalidation), or `None` for other operations.
-pub(crate) fn local_op(qp: &QpInner, op: &SendOp) -> Option<u32> {
+pub(crate) fn local_op(qp: &QpInner, op: &SendOp) -> Option<WcResult> {
     match *op {
-        SendOp::BindMw(wr) => Some(match bind(qp, &wr) {
-            Ok(()) => IB_WC_SUCCESS,
-            Err(_) => IB_WC_MW_BIND_ERR,
-        }),
-        SendOp::LocalInv { rkey } if is_mw_key(rkey) => Some(match invalidate(qp, rkey, false) {
-            Ok(()) => IB_WC_SUCCESS,
-            Err(_) => IB_WC_LOC_QP_OP_ERR,
-        }),
+        SendOp::BindMw(wr) => Some(bind(qp, &wr).map_err(|_| WcError::MwBind)),
+        SendOp::LocalInv { rkey } if is_mw_key(rkey) => {
+            Some(invalidate(qp, rkey, false).map_err(|_| WcError::LocQpOp))
+        }
         _ => None,
     }
 }

@@ -15,6 +15,7 @@ use crate::{
         flow::{qp_sport, skbs_may_resume, skbs_must_pause, udp_sport, MAX_UNACKED_PSNS},
         qp_state::{check_mask_supported, check_modify, AttrMask, QpState, QpStateError, QpType},
         queue::QueueType,
+        wc::WcStatus,
     },
     net::{NetDev, SkbAccount, SkbOwner},
     params,
@@ -551,7 +552,7 @@ impl QpInner {
         }
     }
 
-    /// In ERR: completes every posted request with `IB_WC_WR_FLUSH_ERR`
+    /// In ERR: completes every posted request with [`WcStatus::WrFlushErr`]
     /// (rxe's `flush_send_queue` and `flush_recv_queue`). If a CQ overflows
     /// the rest are dropped without completions, as in rxe.
     fn flush(&self) {
@@ -604,7 +605,7 @@ impl QpInner {
         q.drain(|head| {
             let c = Completion {
                 wr_id: u64::from_ne_bytes(*head),
-                status: IB_WC_WR_FLUSH_ERR,
+                status: WcStatus::WrFlushErr,
                 qp_num: self.qpn,
                 ..Default::default()
             };

@@ -10,11 +10,11 @@
 //! (see [`logic::segment`]) resending is just sending again.
 
 use crate::{
-    ib::consts::*,
     logic::{
         flow::{SendWindow, MAX_PKTS_PER_ACK},
         qp_state::QpType,
         segment::{packet_count, packet_span, position, request_opcode, Position, ReqKind},
+        wc::{WcError, WcOpcode, WcResult, WcStatus},
         wqe::{self, Payload, SendOp, SendWqe, SEND_FENCE, SEND_SIGNALED, SEND_SOLICITED},
     },
     mem::{self, MemError},
@@ -50,8 +50,8 @@ pub(crate) enum FlightOp {
 pub(crate) struct Flight {
     pub(crate) wr_id: u64,
     pub(crate) op: FlightOp,
-    /// `IB_WC_*` opcode of its completion.
-    pub(crate) wc_opcode: u32,
+    /// The opcode of its completion.
+    pub(crate) wc_opcode: WcOpcode,
     pub(crate) signaled: bool,
     pub(crate) first_psn: Psn,
     /// PSNs it uses: its packets, or for a READ its response packets.
@@ -63,7 +63,7 @@ pub(crate) struct Flight {
     pub(crate) length: u32,
     /// Complete, with `status`.
     pub(crate) done: bool,
-    pub(crate) status: u32,
+    pub(crate) status: WcStatus,
     /// READ: the next response packet expected.
     pub(crate) read_next: u32,
 }
@@ -288,7 +288,7 @@ impl ReqState {
     fn initiator_depth(&self) -> u32 {
         let atomic_writes = (0..self.flights.len())
             .filter_map(|i| self.flights.get(i))
-            .filter(|f| !f.done && f.wc_opcode == IB_WC_ATOMIC_WRITE)
+            .filter(|f| !f.done && f.wc_opcode == WcOpcode::AtomicWrite)
             .count();
         self.rd_atomic
             .saturating_add(u32::try_from(atomic_writes).unwrap_or(u32::MAX))
@@ -340,10 +340,10 @@ fn transport(ty: QpType) -> Transport {
 }
 
 /// The completion opcode and flight kind of a WQE.
-fn classify(op: &SendOp) -> (u32, FlightOp, Option<ReqKind>) {
+fn classify(op: &SendOp) -> (WcOpcode, FlightOp, Option<ReqKind>) {
     match *op {
         SendOp::Send { imm, inv_rkey } => (
-            IB_WC_SEND,
+            WcOpcode::Send,
             FlightOp::SendWrite,
             Some(ReqKind::Send {
                 imm: imm.is_some(),
@@ -351,39 +351,35 @@ fn classify(op: &SendOp) -> (u32, FlightOp, Option<ReqKind>) {
             }),
         ),
         SendOp::Write { imm, .. } => (
-            IB_WC_RDMA_WRITE,
+            WcOpcode::RdmaWrite,
             FlightOp::SendWrite,
             Some(ReqKind::Write { imm: imm.is_some() }),
         ),
-        SendOp::Read { .. } => (IB_WC_RDMA_READ, FlightOp::Read, Some(ReqKind::Read)),
-        SendOp::CmpSwap { .. } => (IB_WC_COMP_SWAP, FlightOp::Atomic, Some(ReqKind::CmpSwap)),
-        SendOp::FetchAdd { .. } => (IB_WC_FETCH_ADD, FlightOp::Atomic, Some(ReqKind::FetchAdd)),
-        SendOp::LocalInv { .. } => (IB_WC_LOCAL_INV, FlightOp::Local, None),
-        SendOp::RegMr { .. } => (IB_WC_REG_MR, FlightOp::Local, None),
-        SendOp::BindMw { .. } => (IB_WC_BIND_MW, FlightOp::Local, None),
+        SendOp::Read { .. } => (WcOpcode::RdmaRead, FlightOp::Read, Some(ReqKind::Read)),
+        SendOp::CmpSwap { .. } => (WcOpcode::CompSwap, FlightOp::Atomic, Some(ReqKind::CmpSwap)),
+        SendOp::FetchAdd { .. } => (
+            WcOpcode::FetchAdd,
+            FlightOp::Atomic,
+            Some(ReqKind::FetchAdd),
+        ),
+        SendOp::LocalInv { .. } => (WcOpcode::LocalInv, FlightOp::Local, None),
+        SendOp::RegMr { .. } => (WcOpcode::RegMr, FlightOp::Local, None),
+        SendOp::BindMw { .. } => (WcOpcode::BindMw, FlightOp::Local, None),
         // Both complete when acknowledged, like a WRITE.
         SendOp::AtomicWrite { .. } => (
-            IB_WC_ATOMIC_WRITE,
+            WcOpcode::AtomicWrite,
             FlightOp::SendWrite,
             Some(ReqKind::AtomicWrite),
         ),
-        SendOp::Flush { .. } => (IB_WC_FLUSH, FlightOp::SendWrite, Some(ReqKind::Flush)),
+        SendOp::Flush { .. } => (WcOpcode::Flush, FlightOp::SendWrite, Some(ReqKind::Flush)),
     }
 }
 
-/// The completion status for a memory error.
-pub(crate) fn mem_status(e: MemError) -> u32 {
-    match e {
-        MemError::Length => IB_WC_LOC_LEN_ERR,
-        MemError::Protection => IB_WC_LOC_PROT_ERR,
-    }
-}
-
-/// Runs a local operation; its completion status.
-fn local_op(qp: &QpInner, op: &SendOp) -> u32 {
+/// Runs a local operation; its outcome is its completion's status.
+fn local_op(qp: &QpInner, op: &SendOp) -> WcResult {
     // BIND_MW, and LOCAL_INV of a window.
-    if let Some(status) = crate::mw::local_op(qp, op) {
-        return status;
+    if let Some(done) = crate::mw::local_op(qp, op) {
+        return done;
     }
     let mrs = &qp.dev.mrs;
     let ok = match *op {
@@ -404,9 +400,9 @@ fn local_op(qp: &QpInner, op: &SendOp) -> u32 {
         _ => false,
     };
     if ok {
-        IB_WC_SUCCESS
+        Ok(())
     } else {
-        IB_WC_LOC_QP_OP_ERR
+        Err(WcError::LocQpOp)
     }
 }
 
@@ -470,8 +466,8 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
             f.wr_id = wqe_wr_id(&st.req.slot);
             f.op = FlightOp::Local;
             f.done = true;
-            f.status = IB_WC_LOC_QP_OP_ERR;
-            f.wc_opcode = IB_WC_SEND;
+            f.status = WcStatus::LocQpOpErr;
+            f.wc_opcode = WcOpcode::Send;
         }
         Ok(w) => {
             let (wc_opcode, op, _) = classify(&w.op);
@@ -493,7 +489,7 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
             match op {
                 FlightOp::Local => {
                     f.done = true;
-                    f.status = local_op(qp, &w.op);
+                    f.status = local_op(qp, &w.op).into();
                 }
                 FlightOp::Read => {
                     f.npkts = 1;
@@ -508,7 +504,7 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
                 // completes successfully, as in rxe.
                 FlightOp::SendWrite if ud && w.length > mtu => {
                     f.done = true;
-                    f.status = IB_WC_SUCCESS;
+                    f.status = WcStatus::Success;
                     f.op = FlightOp::Local;
                 }
                 FlightOp::SendWrite => {
@@ -585,15 +581,15 @@ fn send_one(
     let slot = core::mem::take(&mut st.req.slot);
     let built = match wqe::decode_send(&slot, qp.ty, qp.cap.max_send_sge, qp.cap.max_inline_data) {
         Ok(w) => build_request(qp, st, &w, &f, ndev, window_edge),
-        Err(_) => Err(IB_WC_LOC_QP_OP_ERR),
+        Err(_) => Err(WcError::LocQpOp),
     };
     st.req.slot = slot;
     match built {
         Ok(Some(pkt)) => out.push(pkt),
         // No path or no AH (UD): nothing to send now; retried later.
         Ok(None) => return false,
-        Err(status) => {
-            fail_flight(st, i, status);
+        Err(e) => {
+            fail_flight(st, i, e);
             return true;
         }
     }
@@ -605,7 +601,7 @@ fn send_one(
             // Unreliable: complete once sent.
             if let Some(f) = st.req.flights.get_mut(i) {
                 f.done = true;
-                f.status = IB_WC_SUCCESS;
+                f.status = WcStatus::Success;
             }
         }
     }
@@ -615,15 +611,15 @@ fn send_one(
     true
 }
 
-/// Marks flight `i` failed with `status`; the completer reports it and
-/// takes the QP to the error state.
-pub(crate) fn fail_flight(st: &mut QpState_, i: usize, status: u32) {
+/// Marks flight `i` failed with `e`; the completer reports it and takes
+/// the QP to the error state.
+pub(crate) fn fail_flight(st: &mut QpState_, i: usize, e: WcError) {
     if let Some(f) = st.req.flights.get_mut(i) {
         if f.wants_response() {
             st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
         }
         f.done = true;
-        f.status = status;
+        f.status = e.into();
     }
     st.req.cursor = st.req.cursor.max(i + 1);
     st.req.pkt = 0;
@@ -651,7 +647,7 @@ fn route(qp: &QpInner, st: &QpState_, w: &SendWqe<'_>) -> Option<(Path, u16, u32
 }
 
 /// Builds packet `st.req.pkt` of flight `f` from its WQE `w`. `Ok(None)`
-/// when it cannot be sent yet; `Err(status)` to fail the WQE.
+/// when it cannot be sent yet; an error fails the WQE.
 fn build_request(
     qp: &QpInner,
     st: &mut QpState_,
@@ -659,21 +655,21 @@ fn build_request(
     f: &Flight,
     ndev: &crate::net::NetDev,
     window_edge: bool,
-) -> Result<Option<xmit::TxPacket>, u32> {
+) -> WcResult<Option<xmit::TxPacket>> {
     let (_, _, kind) = classify(&w.op);
-    let kind = kind.ok_or(IB_WC_LOC_QP_OP_ERR)?;
+    let kind = kind.ok_or(WcError::LocQpOp)?;
     let Some((path, sport, dest_qpn, qkey)) = route(qp, st, w) else {
         return if matches!(qp.ty, QpType::Ud | QpType::Gsi) {
             // No such AH, one of another PD, or no path: the WQE cannot be
             // sent; it fails and the QP goes to ERR, as in rxe.
-            Err(IB_WC_LOC_QP_OP_ERR)
+            Err(WcError::LocQpOp)
         } else {
             Ok(None)
         };
     };
     let idx = st.req.pkt;
     let pos = position(idx, f.npkts);
-    let opcode = request_opcode(transport(qp.ty), kind, pos).ok_or(IB_WC_LOC_QP_OP_ERR)?;
+    let opcode = request_opcode(transport(qp.ty), kind, pos).ok_or(WcError::LocQpOp)?;
     // A READ asked again starts at its first missing response.
     let psn = f.first_psn.add(idx + f.read_next);
     let mut bth = Bth::new(opcode, dest_qpn, psn);
@@ -737,19 +733,19 @@ fn build_request(
             if last {
                 hdrs.immdt = imm.map(ImmDt::from_stored);
             }
-            packet_span(w.length, st.mtu, idx).ok_or(IB_WC_LOC_LEN_ERR)?
+            packet_span(w.length, st.mtu, idx).ok_or(WcError::LocLen)?
         }
         SendOp::Send { imm, inv_rkey } => {
             if last {
                 hdrs.immdt = imm.map(ImmDt::from_stored);
                 hdrs.ieth = inv_rkey.map(|rkey| Ieth { rkey });
             }
-            packet_span(w.length, st.mtu, idx).ok_or(IB_WC_LOC_LEN_ERR)?
+            packet_span(w.length, st.mtu, idx).ok_or(WcError::LocLen)?
         }
         SendOp::AtomicWrite { .. } | SendOp::Flush { .. } => {
-            crate::flush::request_headers(&w.op, &mut hdrs).ok_or(IB_WC_LOC_QP_OP_ERR)?
+            crate::flush::request_headers(&w.op, &mut hdrs).ok_or(WcError::LocQpOp)?
         }
-        _ => return Err(IB_WC_LOC_QP_OP_ERR),
+        _ => return Err(WcError::LocQpOp),
     };
     if matches!(qp.ty, QpType::Ud | QpType::Gsi) {
         let src_qpn = if qp.ty == QpType::Gsi { 1 } else { qp.qpn };
@@ -771,7 +767,7 @@ fn build_request(
     });
     match pkt {
         Ok(p) => Ok(Some(p)),
-        Err(BuildError::Payload(e)) => Err(mem_status(e)),
+        Err(BuildError::Payload(e)) => Err(e.into()),
         // No memory: try again later.
         Err(BuildError::NoBuffer) => Ok(None),
     }

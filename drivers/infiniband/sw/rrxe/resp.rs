@@ -20,6 +20,7 @@ use crate::{
         qp_state::QpType,
         resp::{dma_len_ok, on_length_error, ud_fits, LengthError, ReadReq},
         segment::{packet_span, position, read_response_opcode},
+        wc::{WcError, WcOpcode, WcStatus},
         wqe,
     },
     mem::{self, MemError},
@@ -33,7 +34,6 @@ use crate::{
     },
     qp::{Notify, QpInner, QpState_},
     queue::SharedQueue,
-    req::mem_status,
     xmit::{self, Outbox},
 };
 use kernel::prelude::*;
@@ -412,7 +412,8 @@ fn place(
                 }
             }
             // The receive completes in error and the QP fails.
-            finish_recv(qp, st, rq.as_deref_mut(), pkt, mem_status(e), notify);
+            let status = WcStatus::from(WcError::from(e));
+            finish_recv(qp, st, rq.as_deref_mut(), pkt, status, notify);
             Placement::Nak(NakCode::InvalidRequest)
         })?;
         st.resp.recv_offset = offset.saturating_add(pkt.payload.len() as u32);
@@ -420,7 +421,7 @@ fn place(
     if info.is_last() {
         st.resp.msn = st.resp.msn.wrapping_add(1);
         if needs_recv {
-            finish_recv(qp, st, rq, pkt, IB_WC_SUCCESS, notify);
+            finish_recv(qp, st, rq, pkt, WcStatus::Success, notify);
         }
         st.resp.cur = InProgress::None;
     }
@@ -507,7 +508,7 @@ fn finish_recv(
     st: &mut QpState_,
     rq: Option<&mut SharedQueue>,
     pkt: &Packet<'_>,
-    status: u32,
+    status: WcStatus,
     notify: &mut Notify,
 ) {
     if !st.resp.have_recv {
@@ -524,7 +525,7 @@ fn finish_recv(
         c.ex = imm.stored();
         c.wc_flags |= IB_WC_WITH_IMM;
         if pkt.info().is_write() {
-            c.opcode = IB_WC_RECV_RDMA_WITH_IMM;
+            c.opcode = WcOpcode::RecvRdmaWithImm;
         }
     } else if let Some(ieth) = pkt.headers.ieth {
         c.ex = ieth.rkey;
@@ -532,10 +533,11 @@ fn finish_recv(
         if crate::mw::is_mw_key(ieth.rkey) {
             // As rxe, a window that cannot be invalidated fails the
             // receive (and the QP).
-            if c.status == IB_WC_SUCCESS && crate::mw::invalidate(qp, ieth.rkey, true).is_err() {
-                c.status = IB_WC_REM_INV_REQ_ERR;
+            if c.status == WcStatus::Success && crate::mw::invalidate(qp, ieth.rkey, true).is_err()
+            {
+                c.status = WcStatus::RemInvReqErr;
             }
-        } else if c.status == IB_WC_SUCCESS
+        } else if c.status == WcStatus::Success
             && qp
                 .dev
                 .mrs
@@ -545,10 +547,10 @@ fn finish_recv(
             // An unknown key, a key that is not the MR's current one, an MR
             // of another PD, not fast-registered or with windows bound: as
             // rxe, the receive fails (Class J) and so does the QP.
-            c.status = IB_WC_REM_INV_REQ_ERR;
+            c.status = WcStatus::RemInvReqErr;
         }
     }
-    if c.status == IB_WC_SUCCESS {
+    if c.status == WcStatus::Success {
         // A connected QP only takes packets from its peer's address
         // (`QpInner::receive`): the path's family is the packet's.
         c.set_network_header(st.path.is_none_or(|p| p.dst.is_v4()));
@@ -561,7 +563,7 @@ fn finish_recv(
 fn recv_completion(
     qp: &QpInner,
     st: &QpState_,
-    status: u32,
+    status: WcStatus,
     byte_len: u32,
     src_qp: u32,
 ) -> Completion {
@@ -573,7 +575,7 @@ fn recv_completion(
     Completion {
         wr_id,
         status,
-        opcode: IB_WC_RECV,
+        opcode: WcOpcode::Recv,
         byte_len,
         qp_num: qp.qpn,
         src_qp,
@@ -592,13 +594,13 @@ fn post_recv_completion(
     solicited: bool,
     notify: &mut Notify,
 ) {
-    if c.status != IB_WC_SUCCESS {
+    if c.status != WcStatus::Success {
         st.enter_error = true;
     }
     release_recv(qp, st, rq, c, solicited, notify);
 }
 
-/// Completes the receive WQE in use with `IB_WC_REM_INV_REQ_ERR` for a
+/// Completes the receive WQE in use with [`WcStatus::RemInvReqErr`] for a
 /// message that did not fit it (UC or UD on an SRQ, class E): the QP
 /// stays as it is, as in rxe.
 fn fail_recv(
@@ -612,7 +614,7 @@ fn fail_recv(
         return;
     }
     // As rxe, an error completion reports no length or source.
-    let c = recv_completion(qp, st, IB_WC_REM_INV_REQ_ERR, 0, 0);
+    let c = recv_completion(qp, st, WcStatus::RemInvReqErr, 0, 0);
     release_recv(qp, st, rq, &c, solicited, notify);
 }
 
@@ -632,7 +634,7 @@ fn release_recv(
     }
     st.resp.have_recv = false;
     st.resp.recv_offset = 0;
-    if c.status == IB_WC_SUCCESS {
+    if c.status == WcStatus::Success {
         qp.dev.counters.add(Counter::RdmaRecvs, 1);
     }
     notify.recv |= qp
@@ -1018,17 +1020,14 @@ fn on_ud(
     let grh = grh_bytes(meta.ip_header);
     let placed = recv_scatter(qp, st, 0, &grh)
         .and_then(|()| recv_scatter(qp, st, grh.len() as u32, pkt.payload));
-    let status = match placed {
-        Ok(()) => IB_WC_SUCCESS,
-        Err(e) => mem_status(e),
-    };
+    let status = WcStatus::from(placed.map_err(WcError::from));
     st.resp.recv_offset = (grh.len() + pkt.payload.len()) as u32;
     let mut c = recv_completion(qp, st, status, st.resp.recv_offset, deth.src_qpn);
     if let Some(imm) = pkt.headers.immdt {
         c.ex = imm.stored();
         c.wc_flags |= IB_WC_WITH_IMM;
     }
-    if status == IB_WC_SUCCESS {
+    if status == WcStatus::Success {
         c.set_network_header(meta.src.is_v4());
     }
     post_recv_completion(qp, st, rq, &c, pkt.headers.bth.solicited, notify);

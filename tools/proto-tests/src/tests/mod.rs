@@ -21,6 +21,7 @@ mod qp_state;
 mod queue;
 mod resp;
 mod segment;
+mod wc;
 mod wqe;
 mod wr;
 

@@ -15,6 +15,7 @@ mod queue_buf;
 mod stats;
 mod udata;
 mod umem;
+mod wc;
 mod wqe_layout;
 mod wr;
 
@@ -31,6 +32,7 @@ pub(crate) use queue_buf::{MmInfo, QueueBuf};
 pub(crate) use stats::StatDesc;
 pub(crate) use udata::Udata;
 pub(crate) use umem::Umem;
+pub(crate) use wc::{wc_opcode, wc_status};
 pub(crate) use wr::{KernelSge, RecvWr, RecvWrs, SendWr, SendWrs};
 
 /// Device attributes returned by `query_device` (plain C data).
@@ -106,18 +108,14 @@ pub(crate) mod consts {
         IB_MTU_4096, IB_MW_TYPE_1, IB_MW_TYPE_2, IB_PORT_ACTIVE, IB_PORT_CM_SUP, IB_PORT_DOWN,
         IB_PORT_PHYS_STATE_DISABLED, IB_PORT_PHYS_STATE_LINK_UP, IB_PORT_PHYS_STATE_POLLING,
         IB_PORT_RESET_QKEY_CNTR, IB_SIGNAL_ALL_WR, IB_SIGNAL_REQ_WR, IB_SRQT_BASIC, IB_SRQ_LIMIT,
-        IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ,
-        IB_WC_WR_FLUSH_ERR, IB_WIDTH_1X, RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_DRIVER_RXE,
+        IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, IB_WIDTH_1X,
+        RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_DRIVER_RXE,
     };
-    // Work completions and work requests of the data path.
+    // Work completion flags of the data path (statuses and opcodes are
+    // typed: `logic::wc`, converted in `wc.rs`).
     pub(crate) use crate::sys::{
-        IB_WC_ATOMIC_WRITE, IB_WC_BAD_RESP_ERR, IB_WC_BIND_MW, IB_WC_COMP_SWAP, IB_WC_FETCH_ADD,
-        IB_WC_FLUSH, IB_WC_GRH, IB_WC_LOCAL_INV, IB_WC_LOC_LEN_ERR, IB_WC_LOC_PROT_ERR,
-        IB_WC_LOC_QP_OP_ERR, IB_WC_MW_BIND_ERR, IB_WC_RDMA_READ, IB_WC_RDMA_WRITE, IB_WC_RECV,
-        IB_WC_RECV_RDMA_WITH_IMM, IB_WC_REG_MR, IB_WC_REM_ACCESS_ERR, IB_WC_REM_INV_REQ_ERR,
-        IB_WC_REM_OP_ERR, IB_WC_RETRY_EXC_ERR, IB_WC_RNR_RETRY_EXC_ERR, IB_WC_SEND, IB_WC_SUCCESS,
-        IB_WC_WITH_IMM, IB_WC_WITH_INVALIDATE, IB_WC_WITH_NETWORK_HDR_TYPE, RDMA_NETWORK_IPV4,
-        RDMA_NETWORK_IPV6,
+        IB_WC_GRH, IB_WC_WITH_IMM, IB_WC_WITH_INVALIDATE, IB_WC_WITH_NETWORK_HDR_TYPE,
+        RDMA_NETWORK_IPV4, RDMA_NETWORK_IPV6,
     };
 }
 

@@ -29,6 +29,8 @@
 //!   errors, and what a duplicate READ may replay.
 //! - [`ids`]: the lowest free number of a dense range (AH numbers) in
 //!   bounded time.
+//! - [`wc`]: work completion statuses and opcodes, and the error type of
+//!   a failed work request.
 
 pub(crate) mod flow;
 pub(crate) mod flush;
@@ -42,5 +44,6 @@ pub(crate) mod qp_state;
 pub(crate) mod queue;
 pub(crate) mod resp;
 pub(crate) mod segment;
+pub(crate) mod wc;
 pub(crate) mod wqe;
 pub(crate) mod wr;

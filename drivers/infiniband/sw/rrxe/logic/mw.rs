@@ -106,7 +106,7 @@ impl BindRequest {
 }
 
 /// Why a bind is refused; every one completes the request with
-/// `IB_WC_MW_BIND_ERR`.
+/// [`WcStatus::MwBindErr`](super::wc::WcStatus::MwBindErr).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum BindError {
     /// Access flags a window cannot have.
