@@ -20,7 +20,7 @@ use crate::sys;
 use core::{marker::PhantomData, ops::Deref, ptr::NonNull};
 use kernel::{error::to_result, prelude::*, types::Opaque, ThisModule};
 
-use super::Operations;
+use super::{vtable::OperationsVTable, Operations};
 
 /// Asynchronous port events a driver reports to the core's event handlers.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -55,7 +55,7 @@ pub(crate) struct DeviceParams {
 pub(crate) struct IbDevice<T> {
     ibdev: Opaque<sys::ib_device>,
     #[pin]
-    pub(super) data: T,
+    data: T,
 }
 
 impl<T: Operations> IbDevice<T> {
@@ -67,6 +67,17 @@ impl<T: Operations> IbDevice<T> {
         // SAFETY: `ibdev` is the first field of a `repr(C)` struct, so the
         // pointers coincide; the caller guarantees liveness.
         unsafe { &*ptr.cast::<Self>() }
+    }
+
+    /// Drops the driver's data (`dealloc_driver`).
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is the `ib_device` of an `IbDevice<T>` whose data is
+    /// initialised and which nothing uses any more.
+    pub(super) unsafe fn drop_data(ptr: *mut sys::ib_device) {
+        // SAFETY: guaranteed by the caller.
+        unsafe { core::ptr::drop_in_place(&raw mut (*ptr.cast::<Self>()).data) };
     }
 
     pub(super) fn as_raw(&self) -> *mut sys::ib_device {
@@ -142,7 +153,7 @@ impl<T: Operations> Unregistered<T> {
             unsafe { sys::ib_dealloc_device(raw) };
             return Err(e);
         }
-        let mut ops = IbDevice::<T>::ops();
+        let mut ops = OperationsVTable::<T>::build();
         ops.owner = module.as_ptr().cast();
         // SAFETY: `raw` is a valid, unregistered device that we own exclusively.
         unsafe {

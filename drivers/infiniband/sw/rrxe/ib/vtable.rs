@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The C side of [`Operations`]: the `extern "C"` callbacks the RDMA core
-//! calls through `struct ib_device_ops`, and the construction of that table.
+//! The C side of [`Operations`]: [`OperationsVTable`], the `extern "C"`
+//! callbacks the RDMA core calls through `struct ib_device_ops`, their
+//! common contract, and the construction of that table.
 
 use crate::sys;
-use core::mem::MaybeUninit;
+use core::{marker::PhantomData, mem::MaybeUninit};
 use kernel::{error::from_result, prelude::*};
 
 use super::{
@@ -56,8 +57,46 @@ unsafe fn udata(ptr: *mut sys::ib_udata) -> Option<Udata> {
     // SAFETY: guaranteed by the caller.
     unsafe { Udata::from_raw(ptr) }
 }
-impl<T: Operations> IbDevice<T> {
-    pub(super) fn ops() -> sys::ib_device_ops {
+
+/// The C side of an [`Operations`] implementation: the callbacks the RDMA
+/// core calls, and the `struct ib_device_ops` table made of them
+/// ([`OperationsVTable::build`]).
+///
+/// Each callback converts its raw arguments, calls the matching method of
+/// [`Operations`] and converts the result back. What each one means is
+/// documented with `struct ib_device_ops` in `include/rdma/ib_verbs.h`.
+///
+/// # Callback contract
+///
+/// Every `unsafe extern "C"` function of this type has the same contract,
+/// stated here once; the documentation of each, and the comments that
+/// justify its `unsafe` blocks, refer to it as "the callback contract":
+///
+/// - It is called only by the RDMA core, through the ops table of an
+///   [`IbDevice<T>`] (which [`Unregistered::new`] installs), as the
+///   `struct ib_device_ops` field its documentation names, with the
+///   arguments the core passes to that field: pointers valid for the
+///   duration of the call, out-parameters exclusive to it.
+/// - The core calls a device's operations only between the installation of
+///   the table and `dealloc_driver`, while its data `T` is initialised, so
+///   `IbDevice::from_raw` is sound on the `struct ib_device` it passes, and
+///   on the `device` field of any object it passes (an object belongs to
+///   the device it was created on, one of ours).
+/// - The core allocates each PD, CQ, QP, SRQ, AH and MW as a block of the
+///   `size_ib_*` bytes [`OperationsVTable::build`] asks for, so
+///   `Object::init` is sound on an object being created; it calls an
+///   object's other operations only between its create and its destroy, so
+///   `Object::from_raw` is sound on it. MRs are allocated by `new_mr` and
+///   used by the core until `dereg_mr`.
+///
+/// [`Unregistered::new`]: super::Unregistered::new
+pub(super) struct OperationsVTable<T: Operations>(PhantomData<T>);
+
+impl<T: Operations> OperationsVTable<T> {
+    /// The ops table of an `IbDevice<T>`: the callbacks of the operations
+    /// `T` implements, NULL for the others. Returned by value: the caller
+    /// sets `owner`, and `ib_set_device_ops` copies the table.
+    pub(super) fn build() -> sys::ib_device_ops {
         sys::ib_device_ops {
             driver_id: T::DRIVER_ID,
             uverbs_abi_ver: T::UVERBS_ABI_VER,
@@ -123,70 +162,66 @@ impl<T: Operations> IbDevice<T> {
         }
     }
 
-    // The trampolines below are only installed in the ops table of an
-    // `IbDevice<T>`, and the core calls them only between registration setup
-    // and `dealloc_driver`, so `from_raw` is sound in each of them. Each has
-    // the same contract, stated once here and referenced from each.
-
     /// # Safety
     ///
-    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
-    /// with the arguments `struct ib_device_ops` documents for `query_device`.
+    /// The [callback contract](Self#callback-contract), as `query_device`.
     unsafe extern "C" fn query_device(
         ibdev: *mut sys::ib_device,
         attr: *mut sys::ib_device_attr,
         _udata: *mut sys::ib_udata,
     ) -> i32 {
-        // SAFETY: see above; `attr` is a valid, exclusive out-parameter.
-        from_result(|| unsafe { T::query_device(Self::from_raw(ibdev), &mut *attr).map(|()| 0) })
+        // SAFETY: the callback contract; `attr` is a valid, exclusive
+        // out-parameter.
+        from_result(|| unsafe {
+            T::query_device(IbDevice::from_raw(ibdev), &mut *attr).map(|()| 0)
+        })
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
-    /// with the arguments `struct ib_device_ops` documents for `query_port`.
+    /// The [callback contract](Self#callback-contract), as `query_port`.
     unsafe extern "C" fn query_port(
         ibdev: *mut sys::ib_device,
         port: u32,
         attr: *mut sys::ib_port_attr,
     ) -> i32 {
-        // SAFETY: see above; `attr` is a valid, exclusive out-parameter.
+        // SAFETY: the callback contract; `attr` is a valid, exclusive
+        // out-parameter.
         from_result(|| unsafe {
-            T::query_port(Self::from_raw(ibdev), port, &mut *attr).map(|()| 0)
+            T::query_port(IbDevice::from_raw(ibdev), port, &mut *attr).map(|()| 0)
         })
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
-    /// with the arguments `struct ib_device_ops` documents for `port_immutable`.
+    /// The [callback contract](Self#callback-contract), as
+    /// `get_port_immutable`.
     unsafe extern "C" fn port_immutable(
         ibdev: *mut sys::ib_device,
         port: u32,
         imm: *mut sys::ib_port_immutable,
     ) -> i32 {
-        // SAFETY: see above; `imm` is a valid, exclusive out-parameter.
+        // SAFETY: the callback contract; `imm` is a valid, exclusive
+        // out-parameter.
         from_result(|| unsafe {
-            T::port_immutable(Self::from_raw(ibdev), port, &mut *imm).map(|()| 0)
+            T::port_immutable(IbDevice::from_raw(ibdev), port, &mut *imm).map(|()| 0)
         })
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
-    /// with the arguments `struct ib_device_ops` documents for `link_layer`.
+    /// The [callback contract](Self#callback-contract), as `get_link_layer`.
     unsafe extern "C" fn link_layer(ibdev: *mut sys::ib_device, port: u32) -> u32 {
-        // SAFETY: see above.
-        T::link_layer(unsafe { Self::from_raw(ibdev) }, port)
+        // SAFETY: the callback contract.
+        T::link_layer(unsafe { IbDevice::from_raw(ibdev) }, port)
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
-    /// with the arguments `struct ib_device_ops` documents for `netdev`.
+    /// The [callback contract](Self#callback-contract), as `get_netdev`.
     unsafe extern "C" fn netdev(ibdev: *mut sys::ib_device, port: u32) -> *mut sys::net_device {
-        // SAFETY: see above.
-        match T::netdev(unsafe { Self::from_raw(ibdev) }, port) {
+        // SAFETY: the callback contract.
+        match T::netdev(unsafe { IbDevice::from_raw(ibdev) }, port) {
             // The core releases the reference with dev_put().
             Some(ndev) => ndev.into_raw(),
             None => core::ptr::null_mut(),
@@ -195,8 +230,7 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
-    /// with the arguments `struct ib_device_ops` documents for `query_pkey`.
+    /// The [callback contract](Self#callback-contract), as `query_pkey`.
     unsafe extern "C" fn query_pkey(
         ibdev: *mut sys::ib_device,
         port: u32,
@@ -204,8 +238,8 @@ impl<T: Operations> IbDevice<T> {
         pkey: *mut u16,
     ) -> i32 {
         from_result(|| {
-            // SAFETY: see above.
-            let value = T::query_pkey(unsafe { Self::from_raw(ibdev) }, port, index)?;
+            // SAFETY: the callback contract.
+            let value = T::query_pkey(unsafe { IbDevice::from_raw(ibdev) }, port, index)?;
             // SAFETY: `pkey` is a valid out-parameter.
             unsafe { pkey.write(value) };
             Ok(0)
@@ -214,75 +248,73 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
-    /// with the arguments `struct ib_device_ops` documents for `modify_device`.
+    /// The [callback contract](Self#callback-contract), as `modify_device`.
     unsafe extern "C" fn modify_device(
         ibdev: *mut sys::ib_device,
         mask: i32,
         attr: *mut sys::ib_device_modify,
     ) -> i32 {
-        // SAFETY: see above; `attr` is valid for reads.
-        from_result(|| unsafe { T::modify_device(Self::from_raw(ibdev), mask, &*attr).map(|()| 0) })
+        // SAFETY: the callback contract; `attr` is valid for reads.
+        from_result(|| unsafe {
+            T::modify_device(IbDevice::from_raw(ibdev), mask, &*attr).map(|()| 0)
+        })
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
-    /// with the arguments `struct ib_device_ops` documents for `modify_port`.
+    /// The [callback contract](Self#callback-contract), as `modify_port`.
     unsafe extern "C" fn modify_port(
         ibdev: *mut sys::ib_device,
         port: u32,
         mask: i32,
         attr: *mut sys::ib_port_modify,
     ) -> i32 {
-        // SAFETY: see above; `attr` is valid for reads.
+        // SAFETY: the callback contract; `attr` is valid for reads.
         from_result(|| unsafe {
-            T::modify_port(Self::from_raw(ibdev), port, mask, &*attr).map(|()| 0)
+            T::modify_port(IbDevice::from_raw(ibdev), port, mask, &*attr).map(|()| 0)
         })
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
-    /// with the arguments `struct ib_device_ops` documents for `alloc_ucontext`.
+    /// The [callback contract](Self#callback-contract), as `alloc_ucontext`.
     unsafe extern "C" fn alloc_ucontext(
         uctx: *mut sys::ib_ucontext,
         _udata: *mut sys::ib_udata,
     ) -> i32 {
-        // SAFETY: the core passes a context whose `device` is ours; see above.
-        from_result(|| unsafe { T::alloc_ucontext(Self::from_raw((*uctx).device)).map(|()| 0) })
+        // SAFETY: the callback contract (the context's `device` is ours).
+        from_result(|| unsafe { T::alloc_ucontext(IbDevice::from_raw((*uctx).device)).map(|()| 0) })
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
-    /// with the arguments `struct ib_device_ops` documents for `dealloc_ucontext`.
+    /// The [callback contract](Self#callback-contract), as `dealloc_ucontext`.
     unsafe extern "C" fn dealloc_ucontext(uctx: *mut sys::ib_ucontext) {
         // SAFETY: as in `alloc_ucontext`.
-        T::dealloc_ucontext(unsafe { Self::from_raw((*uctx).device) })
+        T::dealloc_ucontext(unsafe { IbDevice::from_raw((*uctx).device) })
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
-    /// with the arguments `struct ib_device_ops` documents for `disassociate_ucontext`.
+    /// The [callback contract](Self#callback-contract), as
+    /// `disassociate_ucontext`.
     unsafe extern "C" fn disassociate_ucontext(uctx: *mut sys::ib_ucontext) {
         // SAFETY: as in `alloc_ucontext`.
-        T::disassociate_ucontext(unsafe { Self::from_raw((*uctx).device) })
+        T::disassociate_ucontext(unsafe { IbDevice::from_raw((*uctx).device) })
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
-    /// with the arguments `struct ib_device_ops` documents for `enable_driver`.
+    /// The [callback contract](Self#callback-contract), as `enable_driver`.
     unsafe extern "C" fn enable_driver(ibdev: *mut sys::ib_device) -> i32 {
-        // SAFETY: see above.
-        from_result(|| T::enabled(unsafe { Self::from_raw(ibdev) }).map(|()| 0))
+        // SAFETY: the callback contract.
+        from_result(|| T::enabled(unsafe { IbDevice::from_raw(ibdev) }).map(|()| 0))
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `alloc_hw_port_stats`.
+    /// The [callback contract](Self#callback-contract), as
+    /// `alloc_hw_port_stats`.
     unsafe extern "C" fn alloc_hw_port_stats(
         _ibdev: *mut sys::ib_device,
         _port: u32,
@@ -300,8 +332,8 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `get_hw_stats`, on a struct from
-    /// `alloc_hw_port_stats`.
+    /// The [callback contract](Self#callback-contract), as `get_hw_stats`, on a
+    /// struct from `alloc_hw_port_stats`.
     unsafe extern "C" fn get_hw_stats(
         ibdev: *mut sys::ib_device,
         stats: *mut sys::rdma_hw_stats,
@@ -309,11 +341,11 @@ impl<T: Operations> IbDevice<T> {
         _index: i32,
     ) -> i32 {
         from_result(|| {
-            // SAFETY: see above; `value` holds `num_counters` entries and
-            // the core holds the struct's lock.
+            // SAFETY: the callback contract; `value` holds `num_counters`
+            // entries and the core holds the struct's lock.
             let (dev, values) = unsafe {
                 let n = usize::try_from((*stats).num_counters).map_err(|_| EINVAL)?;
-                (Self::from_raw(ibdev), (*stats).value.as_mut_slice(n))
+                (IbDevice::from_raw(ibdev), (*stats).value.as_mut_slice(n))
             };
             T::hw_stats(dev, port, values)?;
             Ok(values.len() as i32)
@@ -322,8 +354,7 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `process_mad`.
-    #[allow(clippy::too_many_arguments)]
+    /// The [callback contract](Self#callback-contract), as `process_mad`.
     unsafe extern "C" fn process_mad(
         ibdev: *mut sys::ib_device,
         _flags: i32,
@@ -339,12 +370,13 @@ impl<T: Operations> IbDevice<T> {
         if in_mad.is_null() || out_mad.is_null() {
             return 0;
         }
-        // SAFETY: see above; both MADs are valid for their size; the output
-        // is initialised (zeroed) before a reference to it is formed.
+        // SAFETY: the callback contract; both MADs are valid for their size;
+        // the output is initialised (zeroed) before a reference to it is
+        // formed.
         let (dev, mad, out) = unsafe {
             core::ptr::write_bytes(out_mad, 0, 1);
             (
-                Self::from_raw(ibdev),
+                IbDevice::from_raw(ibdev),
                 &*in_mad.cast::<[u8; MAD_SIZE]>(),
                 &mut *out_mad.cast::<[u8; MAD_SIZE]>(),
             )
@@ -352,20 +384,15 @@ impl<T: Operations> IbDevice<T> {
         T::process_mad(dev, port, mad, out) as i32
     }
 
-    // Verbs objects. The core passes blocks of `size_ib_*` bytes (see
-    // `ops`), so `Object::init` and `Object::from_raw` are sound on them;
-    // it calls an object's operations only between its create and destroy,
-    // and `device` in each C struct is ours.
-
     /// # Safety
     ///
-    /// Called only by the RDMA core as `alloc_pd`.
+    /// The [callback contract](Self#callback-contract), as `alloc_pd`.
     unsafe extern "C" fn alloc_pd(pd: *mut sys::ib_pd, ud: *mut sys::ib_udata) -> i32 {
         from_result(|| {
-            // SAFETY: see above.
-            let (dev, ud) = unsafe { (Self::from_raw((*pd).device), udata(ud)) };
+            // SAFETY: the callback contract.
+            let (dev, ud) = unsafe { (IbDevice::from_raw((*pd).device), udata(ud)) };
             let data = T::alloc_pd(dev, ud.as_ref())?;
-            // SAFETY: see above.
+            // SAFETY: the callback contract.
             unsafe { Pd::<T>::init(pd, data) };
             Ok(0)
         })
@@ -373,25 +400,25 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `dealloc_pd`.
+    /// The [callback contract](Self#callback-contract), as `dealloc_pd`.
     unsafe extern "C" fn dealloc_pd(pd: *mut sys::ib_pd, _ud: *mut sys::ib_udata) -> i32 {
-        // SAFETY: see above.
+        // SAFETY: the callback contract.
         unsafe { destroy(pd, T::dealloc_pd) }
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `create_cq`.
+    /// The [callback contract](Self#callback-contract), as `create_cq`.
     unsafe extern "C" fn create_cq(
         cq: *mut sys::ib_cq,
         attr: *const sys::ib_cq_init_attr,
         attrs: *mut sys::uverbs_attr_bundle,
     ) -> i32 {
         from_result(|| {
-            // SAFETY: see above; `attr` is valid for reads.
+            // SAFETY: the callback contract; `attr` is valid for reads.
             let (dev, attr, ud) = unsafe {
                 (
-                    Self::from_raw((*cq).device),
+                    IbDevice::from_raw((*cq).device),
                     &*attr,
                     udata(sys::rrxe_attrs_udata(attrs)),
                 )
@@ -399,7 +426,8 @@ impl<T: Operations> IbDevice<T> {
             // SAFETY: `cq` is being created on our device.
             let handle = unsafe { CqHandle::new(cq) }.ok_or(EINVAL)?;
             let (data, cqe) = T::create_cq(dev, handle, attr, ud.as_ref())?;
-            // SAFETY: see above; the driver sets the capacity it created.
+            // SAFETY: the callback contract; the driver sets the capacity it
+            // created.
             unsafe {
                 (*cq).cqe = i32::try_from(cqe).unwrap_or(i32::MAX);
                 Cq::<T>::init(cq, data);
@@ -410,22 +438,22 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `destroy_cq`.
+    /// The [callback contract](Self#callback-contract), as `destroy_cq`.
     unsafe extern "C" fn destroy_cq(cq: *mut sys::ib_cq, _ud: *mut sys::ib_udata) -> i32 {
-        // SAFETY: see above.
+        // SAFETY: the callback contract.
         unsafe { destroy(cq, T::destroy_cq) }
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `resize_user_cq`.
+    /// The [callback contract](Self#callback-contract), as `resize_user_cq`.
     unsafe extern "C" fn resize_cq(cq: *mut sys::ib_cq, cqe: u32, ud: *mut sys::ib_udata) -> i32 {
         from_result(|| {
-            // SAFETY: see above.
+            // SAFETY: the callback contract.
             let (obj, ud) = unsafe { (Cq::<T>::from_raw(cq), udata(ud)) };
             let cqe = T::resize_cq(obj, cqe, ud.as_ref())?;
-            // SAFETY: see above; the core serialises resize with other verbs
-            // on this CQ.
+            // SAFETY: the callback contract; the core serialises resize with
+            // other verbs on this CQ.
             unsafe { (*cq).cqe = i32::try_from(cqe).unwrap_or(i32::MAX) };
             Ok(0)
         })
@@ -433,23 +461,23 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `req_notify_cq`.
+    /// The [callback contract](Self#callback-contract), as `req_notify_cq`.
     unsafe extern "C" fn req_notify_cq(cq: *mut sys::ib_cq, flags: u32) -> i32 {
-        // SAFETY: see above.
+        // SAFETY: the callback contract.
         from_result(|| T::req_notify_cq(unsafe { Cq::<T>::from_raw(cq) }, flags))
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `poll_cq`.
+    /// The [callback contract](Self#callback-contract), as `poll_cq`.
     unsafe extern "C" fn poll_cq(cq: *mut sys::ib_cq, num: i32, wc: *mut sys::ib_wc) -> i32 {
         from_result(|| {
             let max = usize::try_from(num).map_err(|_| EINVAL)?;
             if max == 0 || wc.is_null() {
                 return Ok(0);
             }
-            // SAFETY: see above; `wc` has room for `num` entries, which we
-            // only write.
+            // SAFETY: the callback contract; `wc` has room for `num` entries,
+            // which we only write.
             let (obj, wc) = unsafe {
                 (
                     Cq::<T>::from_raw(cq),
@@ -463,16 +491,16 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `create_qp`.
+    /// The [callback contract](Self#callback-contract), as `create_qp`.
     unsafe extern "C" fn create_qp(
         qp: *mut sys::ib_qp,
         init: *mut sys::ib_qp_init_attr,
         ud: *mut sys::ib_udata,
     ) -> i32 {
         from_result(|| {
-            // SAFETY: see above; `init` is valid and exclusive, and the CQs
-            // and SRQ it names are objects of our device that the core holds
-            // for the QP.
+            // SAFETY: the callback contract; `init` is valid and exclusive, and
+            // the CQs and SRQ it names are objects of our device that the core
+            // holds for the QP.
             let (dev, init, ud, binding) = unsafe {
                 let init = &mut *init;
                 let binding = QpBinding {
@@ -482,10 +510,10 @@ impl<T: Operations> IbDevice<T> {
                     recv_cq: (!init.recv_cq.is_null()).then(|| Cq::<T>::from_raw(init.recv_cq)),
                     srq: (!init.srq.is_null()).then(|| Srq::<T>::from_raw(init.srq)),
                 };
-                (Self::from_raw((*qp).device), init, udata(ud), binding)
+                (IbDevice::from_raw((*qp).device), init, udata(ud), binding)
             };
             let (data, qpn) = T::create_qp(dev, init, binding, ud.as_ref())?;
-            // SAFETY: see above.
+            // SAFETY: the callback contract.
             unsafe {
                 (*qp).qp_num = qpn;
                 Qp::<T>::init(qp, data);
@@ -496,7 +524,7 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `modify_qp`.
+    /// The [callback contract](Self#callback-contract), as `modify_qp`.
     unsafe extern "C" fn modify_qp(
         qp: *mut sys::ib_qp,
         attr: *mut sys::ib_qp_attr,
@@ -504,7 +532,7 @@ impl<T: Operations> IbDevice<T> {
         ud: *mut sys::ib_udata,
     ) -> i32 {
         from_result(|| {
-            // SAFETY: see above; `attr` is valid for reads.
+            // SAFETY: the callback contract; `attr` is valid for reads.
             let (obj, attr, ud) = unsafe { (Qp::<T>::from_raw(qp), &*attr, udata(ud)) };
             T::modify_qp(obj, attr, mask as u32, ud.as_ref())?;
             Ok(0)
@@ -513,7 +541,7 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `query_qp`.
+    /// The [callback contract](Self#callback-contract), as `query_qp`.
     unsafe extern "C" fn query_qp(
         qp: *mut sys::ib_qp,
         attr: *mut sys::ib_qp_attr,
@@ -521,7 +549,8 @@ impl<T: Operations> IbDevice<T> {
         init: *mut sys::ib_qp_init_attr,
     ) -> i32 {
         from_result(|| {
-            // SAFETY: see above; both out-parameters are valid and exclusive.
+            // SAFETY: the callback contract; both out-parameters are valid and
+            // exclusive.
             let (obj, attr, init) = unsafe { (Qp::<T>::from_raw(qp), &mut *attr, &mut *init) };
             T::query_qp(obj, attr, init)?;
             Ok(0)
@@ -530,19 +559,19 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `destroy_qp`.
+    /// The [callback contract](Self#callback-contract), as `destroy_qp`.
     unsafe extern "C" fn destroy_qp(qp: *mut sys::ib_qp, _ud: *mut sys::ib_udata) -> i32 {
-        // SAFETY: see above.
+        // SAFETY: the callback contract.
         unsafe { destroy(qp, T::destroy_qp) }
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `attach_mcast`.
+    /// The [callback contract](Self#callback-contract), as `attach_mcast`.
     unsafe extern "C" fn attach_mcast(qp: *mut sys::ib_qp, gid: *mut sys::ib_gid, lid: u16) -> i32 {
         from_result(|| {
-            // SAFETY: see above; `gid` is valid for reads, and any 16 bytes
-            // are a valid `raw` view of the union.
+            // SAFETY: the callback contract; `gid` is valid for reads, and any
+            // 16 bytes are a valid `raw` view of the union.
             let (obj, mgid) = unsafe { (Qp::<T>::from_raw(qp), (*gid).raw) };
             T::attach_mcast(obj, &mgid, lid)?;
             Ok(0)
@@ -551,7 +580,7 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `detach_mcast`.
+    /// The [callback contract](Self#callback-contract), as `detach_mcast`.
     unsafe extern "C" fn detach_mcast(qp: *mut sys::ib_qp, gid: *mut sys::ib_gid, lid: u16) -> i32 {
         from_result(|| {
             // SAFETY: as in `attach_mcast`.
@@ -590,14 +619,14 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `post_send`.
+    /// The [callback contract](Self#callback-contract), as `post_send`.
     unsafe extern "C" fn post_send(
         qp: *mut sys::ib_qp,
         wr: *const sys::ib_send_wr,
         bad: *mut *const sys::ib_send_wr,
     ) -> i32 {
-        // SAFETY: see above. A user doorbell passes a NULL chain; a kernel
-        // chain is valid during the call, and its layout follows the QP
+        // SAFETY: the callback contract. A user doorbell passes a NULL chain; a
+        // kernel chain is valid during the call, and its layout follows the QP
         // type.
         unsafe {
             let obj = Qp::<T>::from_raw(qp);
@@ -609,13 +638,13 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `post_recv`.
+    /// The [callback contract](Self#callback-contract), as `post_recv`.
     unsafe extern "C" fn post_recv(
         qp: *mut sys::ib_qp,
         wr: *const sys::ib_recv_wr,
         bad: *mut *const sys::ib_recv_wr,
     ) -> i32 {
-        // SAFETY: see above; as in `post_send`.
+        // SAFETY: the callback contract; as in `post_send`.
         unsafe {
             let obj = Qp::<T>::from_raw(qp);
             let wrs = (!wr.is_null()).then(|| RecvWrs::new(wr));
@@ -625,14 +654,14 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `post_srq_recv`.
+    /// The [callback contract](Self#callback-contract), as `post_srq_recv`.
     unsafe extern "C" fn post_srq_recv(
         srq: *mut sys::ib_srq,
         wr: *const sys::ib_recv_wr,
         bad: *mut *const sys::ib_recv_wr,
     ) -> i32 {
-        // SAFETY: see above; only kernel consumers call this, with a valid
-        // chain.
+        // SAFETY: the callback contract; only kernel consumers call this, with
+        // a valid chain.
         unsafe {
             let obj = Srq::<T>::from_raw(srq);
             let ret = T::post_srq_recv(obj, RecvWrs::new(wr));
@@ -642,19 +671,20 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `create_srq`.
+    /// The [callback contract](Self#callback-contract), as `create_srq`.
     unsafe extern "C" fn create_srq(
         srq: *mut sys::ib_srq,
         init: *mut sys::ib_srq_init_attr,
         ud: *mut sys::ib_udata,
     ) -> i32 {
         from_result(|| {
-            // SAFETY: see above; `init` is valid and exclusive.
-            let (dev, init, ud) = unsafe { (Self::from_raw((*srq).device), &mut *init, udata(ud)) };
+            // SAFETY: the callback contract; `init` is valid and exclusive.
+            let (dev, init, ud) =
+                unsafe { (IbDevice::from_raw((*srq).device), &mut *init, udata(ud)) };
             // SAFETY: the SRQ is being created on our device.
             let handle = unsafe { SrqHandle::new(srq) }.ok_or(EINVAL)?;
             let data = T::create_srq(dev, handle, init, ud.as_ref())?;
-            // SAFETY: see above.
+            // SAFETY: the callback contract.
             unsafe { Srq::<T>::init(srq, data) };
             Ok(0)
         })
@@ -662,7 +692,7 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `modify_srq`.
+    /// The [callback contract](Self#callback-contract), as `modify_srq`.
     unsafe extern "C" fn modify_srq(
         srq: *mut sys::ib_srq,
         attr: *mut sys::ib_srq_attr,
@@ -670,7 +700,7 @@ impl<T: Operations> IbDevice<T> {
         ud: *mut sys::ib_udata,
     ) -> i32 {
         from_result(|| {
-            // SAFETY: see above; `attr` is valid and exclusive.
+            // SAFETY: the callback contract; `attr` is valid and exclusive.
             let (obj, attr, ud) = unsafe { (Srq::<T>::from_raw(srq), &mut *attr, udata(ud)) };
             T::modify_srq(obj, attr, mask, ud.as_ref())?;
             Ok(0)
@@ -679,10 +709,11 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `query_srq`.
+    /// The [callback contract](Self#callback-contract), as `query_srq`.
     unsafe extern "C" fn query_srq(srq: *mut sys::ib_srq, attr: *mut sys::ib_srq_attr) -> i32 {
         from_result(|| {
-            // SAFETY: see above; `attr` is a valid, exclusive out-parameter.
+            // SAFETY: the callback contract; `attr` is a valid, exclusive
+            // out-parameter.
             let (obj, attr) = unsafe { (Srq::<T>::from_raw(srq), &mut *attr) };
             T::query_srq(obj, attr)?;
             Ok(0)
@@ -691,28 +722,29 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `destroy_srq`.
+    /// The [callback contract](Self#callback-contract), as `destroy_srq`.
     unsafe extern "C" fn destroy_srq(srq: *mut sys::ib_srq, _ud: *mut sys::ib_udata) -> i32 {
-        // SAFETY: see above.
+        // SAFETY: the callback contract.
         unsafe { destroy(srq, T::destroy_srq) }
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `create_ah` or `create_user_ah`.
+    /// The [callback contract](Self#callback-contract), as `create_ah` or
+    /// `create_user_ah`.
     unsafe extern "C" fn create_ah(
         ah: *mut sys::ib_ah,
         init: *mut sys::rdma_ah_init_attr,
         ud: *mut sys::ib_udata,
     ) -> i32 {
         from_result(|| {
-            // SAFETY: see above; `init` and its `ah_attr` are valid, and the
-            // core holds the attribute's GID reference during the call. The
-            // core set `ah->pd` to the caller's PD, an initialised object
-            // that outlives the call (`_rdma_create_ah`).
+            // SAFETY: the callback contract; `init` and its `ah_attr` are
+            // valid, and the core holds the attribute's GID reference during
+            // the call. The core set `ah->pd` to the caller's PD, an
+            // initialised object that outlives the call (`_rdma_create_ah`).
             let (dev, pd, attr, flags, ud) = unsafe {
                 (
-                    Self::from_raw((*ah).device),
+                    IbDevice::from_raw((*ah).device),
                     Pd::<T>::from_raw((*ah).pd),
                     AhAttr::from_raw((*init).ah_attr),
                     (*init).flags,
@@ -721,7 +753,7 @@ impl<T: Operations> IbDevice<T> {
             };
             let sleepable = flags & sys::RDMA_CREATE_AH_SLEEPABLE != 0;
             let data = T::create_ah(dev, pd, attr, sleepable, ud.as_ref())?;
-            // SAFETY: see above.
+            // SAFETY: the callback contract.
             unsafe { Ah::<T>::init(ah, data) };
             Ok(0)
         })
@@ -729,18 +761,19 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `destroy_ah`.
+    /// The [callback contract](Self#callback-contract), as `destroy_ah`.
     unsafe extern "C" fn destroy_ah(ah: *mut sys::ib_ah, _flags: u32) -> i32 {
-        // SAFETY: see above.
+        // SAFETY: the callback contract.
         unsafe { destroy(ah, T::destroy_ah) }
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `query_ah`.
+    /// The [callback contract](Self#callback-contract), as `query_ah`.
     unsafe extern "C" fn query_ah(ah: *mut sys::ib_ah, attr: *mut sys::rdma_ah_attr) -> i32 {
         from_result(|| {
-            // SAFETY: see above; `attr` is a valid, exclusive out-parameter.
+            // SAFETY: the callback contract; `attr` is a valid, exclusive
+            // out-parameter.
             let (obj, attr) = unsafe { (Ah::<T>::from_raw(ah), &mut *attr) };
             T::query_ah(obj, attr)?;
             Ok(0)
@@ -749,11 +782,11 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `modify_ah`.
+    /// The [callback contract](Self#callback-contract), as `modify_ah`.
     unsafe extern "C" fn modify_ah(ah: *mut sys::ib_ah, attr: *mut sys::rdma_ah_attr) -> i32 {
         from_result(|| {
-            // SAFETY: see above; `attr` is valid for reads, and the core
-            // holds its GID reference during the call.
+            // SAFETY: the callback contract; `attr` is valid for reads, and the
+            // core holds its GID reference during the call.
             let (obj, attr) = unsafe { (Ah::<T>::from_raw(ah), AhAttr::from_raw(attr)) };
             T::modify_ah(obj, attr)?;
             Ok(0)
@@ -777,16 +810,16 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `get_dma_mr`.
+    /// The [callback contract](Self#callback-contract), as `get_dma_mr`.
     unsafe extern "C" fn get_dma_mr(pd: *mut sys::ib_pd, access: i32) -> *mut sys::ib_mr {
-        // SAFETY: see above.
+        // SAFETY: the callback contract.
         let pd = unsafe { Pd::<T>::from_raw(pd) };
         Self::new_mr(T::get_dma_mr(pd, access as u32))
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `reg_user_mr`.
+    /// The [callback contract](Self#callback-contract), as `reg_user_mr`.
     unsafe extern "C" fn reg_user_mr(
         pd: *mut sys::ib_pd,
         start: u64,
@@ -799,7 +832,7 @@ impl<T: Operations> IbDevice<T> {
         if !dmah.is_null() {
             return EOPNOTSUPP.to_ptr();
         }
-        // SAFETY: see above.
+        // SAFETY: the callback contract.
         let (pd, ud) = unsafe { (Pd::<T>::from_raw(pd), udata(ud)) };
         Self::new_mr(T::reg_user_mr(
             pd,
@@ -813,10 +846,10 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `dereg_mr`, on an MR from `new_mr`.
+    /// The [callback contract](Self#callback-contract), as `dereg_mr`.
     unsafe extern "C" fn dereg_mr(mr: *mut sys::ib_mr, _ud: *mut sys::ib_udata) -> i32 {
         from_result(|| {
-            // SAFETY: see above.
+            // SAFETY: the callback contract.
             T::dereg_mr(unsafe { Mr::<T>::from_raw(mr) })?;
             // SAFETY: the MR was boxed by `new_mr` and the core is done with it.
             drop(unsafe { KBox::from_raw(mr.cast::<Mr<T>>()) });
@@ -826,8 +859,7 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `rereg_user_mr`, on an MR from
-    /// `new_mr`.
+    /// The [callback contract](Self#callback-contract), as `rereg_user_mr`.
     unsafe extern "C" fn rereg_user_mr(
         mr: *mut sys::ib_mr,
         flags: i32,
@@ -839,8 +871,8 @@ impl<T: Operations> IbDevice<T> {
         _ud: *mut sys::ib_udata,
     ) -> *mut sys::ib_mr {
         let flags = flags as u32;
-        // SAFETY: see above; the new PD, if the flags name one, is an
-        // object of our device that the core holds during the call.
+        // SAFETY: the callback contract; the new PD, if the flags name one, is
+        // an object of our device that the core holds during the call.
         let (obj, new_pd) = unsafe {
             let new_pd =
                 (flags & sys::IB_MR_REREG_PD != 0 && !pd.is_null()).then(|| Pd::<T>::from_raw(pd));
@@ -855,20 +887,20 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `alloc_mr`.
+    /// The [callback contract](Self#callback-contract), as `alloc_mr`.
     unsafe extern "C" fn alloc_mr(
         pd: *mut sys::ib_pd,
         mr_type: u32,
         max_num_sg: u32,
     ) -> *mut sys::ib_mr {
-        // SAFETY: see above.
+        // SAFETY: the callback contract.
         let pd = unsafe { Pd::<T>::from_raw(pd) };
         Self::new_mr(T::alloc_mr(pd, mr_type, max_num_sg))
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `map_mr_sg`, on an MR from `new_mr`.
+    /// The [callback contract](Self#callback-contract), as `map_mr_sg`.
     unsafe extern "C" fn map_mr_sg(
         mr: *mut sys::ib_mr,
         sg: *mut sys::scatterlist,
@@ -876,7 +908,8 @@ impl<T: Operations> IbDevice<T> {
         offset: *mut u32,
     ) -> i32 {
         from_result(|| {
-            // SAFETY: see above; the core set `page_size` before the call.
+            // SAFETY: the callback contract; the core set `page_size` before
+            // the call.
             let (obj, page_size) = unsafe { (Mr::<T>::from_raw(mr), (*mr).page_size) };
             T::map_mr_sg_start(obj, page_size)?;
             // SAFETY: the scatterlist is the consumer's, valid for the call;
@@ -899,13 +932,14 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `alloc_mw`.
+    /// The [callback contract](Self#callback-contract), as `alloc_mw`.
     unsafe extern "C" fn alloc_mw(mw: *mut sys::ib_mw, _ud: *mut sys::ib_udata) -> i32 {
         from_result(|| {
-            // SAFETY: see above; the core set `pd` and `type` before the call.
+            // SAFETY: the callback contract; the core set `pd` and `type`
+            // before the call.
             let (pd, ty) = unsafe { (Pd::<T>::from_raw((*mw).pd), (*mw).type_) };
             let (data, rkey) = T::alloc_mw(pd, ty)?;
-            // SAFETY: see above.
+            // SAFETY: the callback contract.
             unsafe {
                 (*mw).rkey = rkey;
                 Mw::<T>::init(mw, data);
@@ -916,21 +950,19 @@ impl<T: Operations> IbDevice<T> {
 
     /// # Safety
     ///
-    /// Called only by the RDMA core as `dealloc_mw`.
+    /// The [callback contract](Self#callback-contract), as `dealloc_mw`.
     unsafe extern "C" fn dealloc_mw(mw: *mut sys::ib_mw) -> i32 {
-        // SAFETY: see above.
+        // SAFETY: the callback contract.
         unsafe { destroy(mw, T::dealloc_mw) }
     }
 
     /// # Safety
     ///
-    /// Called only by the RDMA core through the ops table of an `IbDevice<T>`,
-    /// with the arguments `struct ib_device_ops` documents for `dealloc_driver`.
+    /// The [callback contract](Self#callback-contract), as `dealloc_driver`.
     unsafe extern "C" fn dealloc_driver(ibdev: *mut sys::ib_device) {
-        let dev = ibdev.cast::<Self>();
-        // SAFETY: the core calls this exactly once, after the last operation;
-        // `data` was initialised when the ops were installed. The memory itself
-        // is freed later by the core.
-        unsafe { core::ptr::drop_in_place(&raw mut (*dev).data) };
+        // SAFETY: the callback contract; the core calls this exactly once,
+        // after the last operation. The memory itself is freed later by the
+        // core.
+        unsafe { IbDevice::<T>::drop_data(ibdev) };
     }
 }
