@@ -15,6 +15,10 @@
 //!   its `struct device`) but not `T`; it can only unregister or upgrade.
 //! - [`DeviceRef<T>`] is a registration reference (`ib_device_try_get`):
 //!   while one exists the device cannot finish unregistering, so `T` is alive.
+//!
+//! The operations a driver implements are the [`Operations`] trait
+//! (`operations.rs`); the C callbacks that call them, and the ops table
+//! [`Unregistered::new`] installs, are `vtable.rs`.
 
 use crate::sys;
 use core::{marker::PhantomData, ops::Deref, ptr::NonNull};
