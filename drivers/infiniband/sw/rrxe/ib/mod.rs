@@ -10,23 +10,23 @@ mod handle;
 mod kmem;
 mod link;
 mod object;
+mod operations;
 mod qp_attr;
 mod queue_buf;
 mod stats;
 mod udata;
 mod umem;
+mod vtable;
 mod wc;
 mod wqe_layout;
 mod wr;
 
-pub(crate) use device::{
-    Ah, Cq, DeviceHandle, DeviceParams, IbDevice, Mr, MrKeys, Mw, Operations, Pd, PortEvent,
-    PostError, Qp, QpBinding, Srq, Unregistered,
-};
+pub(crate) use device::{DeviceHandle, DeviceParams, IbDevice, PortEvent, Unregistered};
 pub(crate) use handle::{CqHandle, Event, QpHandle, SrqHandle};
 pub(crate) use kmem::{AtomicOp, KernelMemory, PageRef};
 pub(crate) use link::{LinkOps, LinkRegistration};
-pub(crate) use object::Object;
+pub(crate) use object::{Ah, Cq, Mr, Mw, Object, Pd, Qp, Srq};
+pub(crate) use operations::{MrKeys, Operations, PostError, QpBinding};
 pub(crate) use qp_attr::{AhAttr, StoredAhAttr, StoredQpAttr};
 pub(crate) use queue_buf::{MmInfo, QueueBuf};
 pub(crate) use stats::StatDesc;

@@ -8,8 +8,11 @@
 //! data is written by the create trampoline and dropped by the destroy one;
 //! the core calls operations on an object only in between.
 
+use crate::sys;
 use core::ops::Deref;
 use kernel::types::Opaque;
+
+use super::{IbDevice, Operations};
 
 /// A core-allocated verbs object: the C struct `C`, then the driver's `T`.
 ///
@@ -81,5 +84,52 @@ impl<C, T> Deref for Object<C, T> {
 
     fn deref(&self) -> &T {
         &self.data
+    }
+}
+
+/// A protection domain with the driver's data.
+pub(crate) type Pd<T> = Object<sys::ib_pd, <T as Operations>::Pd>;
+/// A completion queue with the driver's data.
+pub(crate) type Cq<T> = Object<sys::ib_cq, <T as Operations>::Cq>;
+/// A queue pair with the driver's data.
+pub(crate) type Qp<T> = Object<sys::ib_qp, <T as Operations>::Qp>;
+/// A shared receive queue with the driver's data.
+pub(crate) type Srq<T> = Object<sys::ib_srq, <T as Operations>::Srq>;
+/// An address handle with the driver's data.
+pub(crate) type Ah<T> = Object<sys::ib_ah, <T as Operations>::Ah>;
+/// A memory region with the driver's data.
+pub(crate) type Mr<T> = Object<sys::ib_mr, <T as Operations>::Mr>;
+/// A memory window with the driver's data.
+pub(crate) type Mw<T> = Object<sys::ib_mw, <T as Operations>::Mw>;
+
+/// C verbs structs, each of which names the device it belongs to.
+pub(crate) trait VerbsObject {
+    /// The `device` field.
+    ///
+    /// # Safety
+    ///
+    /// `this` points to a valid, initialised struct.
+    unsafe fn device_of(this: *mut Self) -> *mut sys::ib_device;
+}
+
+macro_rules! verbs_object {
+    ($($t:ident),*) => {$(
+        impl VerbsObject for sys::$t {
+            unsafe fn device_of(this: *mut Self) -> *mut sys::ib_device {
+                // SAFETY: guaranteed by the caller.
+                unsafe { (*this).device }
+            }
+        }
+    )*};
+}
+verbs_object!(ib_pd, ib_cq, ib_qp, ib_mr, ib_ah, ib_srq, ib_mw);
+
+impl<C: VerbsObject, D> Object<C, D> {
+    /// The device this object belongs to.
+    pub(crate) fn device<T: Operations>(&self) -> &IbDevice<T> {
+        // SAFETY: a live object was created on one of the driver's devices,
+        // which outlives it; its ops table is `IbDevice<T>`'s (the driver
+        // has one device type).
+        unsafe { IbDevice::from_raw(C::device_of(self.as_raw())) }
     }
 }

@@ -9,7 +9,7 @@
 //! `include/rdma/ib_verbs.h` requires of consumers. The views only reach
 //! into the larger struct when the QP type and opcode say it is there.
 
-use super::{device::Ah, Object, Operations};
+use super::{Ah, Object, Operations};
 use crate::logic::wr::opcode;
 use crate::sys;
 use core::marker::PhantomData;
