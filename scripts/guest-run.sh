@@ -81,7 +81,7 @@ reset_guest() {
 		echo "# leftover netdev: $d"
 		ip link del "$d" 2>/dev/null
 	done
-	for d in rrxe_kverbs_test rrxe rdma_rxe; do
+	for d in rrxe_kverbs_test rrxe_kverbs_stream rrxe rdma_rxe; do
 		[ -d "/sys/module/$d" ] && { echo "# leftover module: $d"; rmmod "$d"; }
 	done
 	rm -rf /tmp/* 2>/dev/null

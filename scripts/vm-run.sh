@@ -16,7 +16,8 @@
 #
 # Environment: RRXE_KVM=1 uses KVM (nested KVM hangs on some hosts),
 # RRXE_VM_CPU (the CPU model, max,la57=off: see below), RRXE_VM_CPUS (2),
-# RRXE_VM_MEM (3G),
+# RRXE_VM_MEM (3G), RRXE_VM_APPEND (more kernel parameters, e.g.
+# kmemleak=off to measure what a debug option costs),
 # RRXE_FLAVOUR (test|bench), RRXE_KO (the module to test; default the
 # worktree's build), RRXE_VM_OUT (a
 # directory under the repo or $RRXE_CACHE, shared writable with the guest at
@@ -99,7 +100,7 @@ fi
 append="console=ttyS0 loglevel=4 panic=-1 root=rrxeroot rootfstype=9p
 	rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro
 	init=$RRXE_TOP/scripts/guest-init.sh rrxe_cmd=$cmdfile rrxe_mods=$mods
-	hung_task_timeout_secs=120 tsc=reliable $out_arg"
+	hung_task_timeout_secs=120 tsc=reliable $out_arg ${RRXE_VM_APPEND:-}"
 # TCG's "max" CPU has what servers have (PCLMULQDQ for the kernel's CRC-32,
 # ERMS/FSRM for memcpy): the tests run 1.7x faster than on qemu64 (11-traffic
 # 72 s -> 40 s, 12-lossy 97 s -> 59 s, measured). Without la57: a KASAN

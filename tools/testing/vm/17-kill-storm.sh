@@ -7,8 +7,13 @@
 # then kills the server, the client or both with SIGKILL or SIGTERM. The
 # workload families: RC WRITE/READ/SEND/atomic bandwidth with several QPs,
 # UD SEND, UC WRITE, WRITE and SEND latency, rdma_cm (perftest -R, rping,
-# ucmatose) and rrxe_xfer (byte-verified WRITE/READ/SEND). QP timeouts are
-# short (perftest -u 10: 4 ms) to keep the retransmit work busy.
+# ucmatose), rrxe_xfer (byte-verified WRITE/READ/SEND) and a kernel consumer
+# (tools/testing/kverbs/rrxe_kverbs_stream.ko: FRWR, WRITE, READ and SEND
+# between RC QPs on the two devices, as a storage ULP; "killed" by rmmod,
+# which destroys its QPs with their work in flight). QP timeouts are short
+# (perftest -u 10 and the kernel consumer: 4 ms) to keep the retransmit
+# work busy. Cycles take the families in turn from a random one, so that
+# every family runs once in any 13 consecutive cycles.
 #
 # After the storm: no QP but the GSI QP is left on either device, a
 # verified transfer works on the same devices, then link delete and rmmod.
@@ -17,18 +22,21 @@
 #
 # usage: 17-kill-storm.sh [PAIR...]   (CLIENT-SERVER as in 11-traffic.sh;
 #   default $RRXE_PAIRS, else rrxe-rrxe rxe-rxe)
-# $RRXE_KILL_CYCLES (default 9) cycles per pairing, $RRXE_KILL_SLOTS (3)
+# $RRXE_KILL_CYCLES (default 13, every family once) cycles per pairing
+# ($RRXE_KILL_CONTROL_CYCLES, default 6, for rxe-rxe: C rxe's teardown
+# waits up to 50 s per leaked QP, see testing.rst), $RRXE_KILL_SLOTS (3)
 # of them at a time; $RRXE_KILL_SEED seeds the choices (default: the date),
 # printed so a run can be repeated.
 . "$RRXE_TOP/tools/testing/lib.sh"
 . "$RRXE_TOP/tools/testing/traffic.sh"
 
-cycles=${RRXE_KILL_CYCLES:-9}
+cycles=${RRXE_KILL_CYCLES:-13}
+control_cycles=${RRXE_KILL_CONTROL_CYCLES:-6}
 slots=${RRXE_KILL_SLOTS:-3}
 seed=${RRXE_KILL_SEED:-$(date +%s)}
 netem='delay 2ms 1ms loss 2%'
 RANDOM=$seed
-echo "# seed $seed, $cycles cycles per pairing, $slots at a time, netem: $netem"
+echo "# seed $seed, $cycles cycles per pairing ($control_cycles for rxe-rxe), $slots at a time, netem: $netem"
 
 parse_pairs "rrxe-rrxe rxe-rxe" "$@"
 need_xfer
@@ -48,7 +56,10 @@ families=(
 	"rping -C 1000000 -S 4096"
 	"ucmatose -c 4 -C 1000000 -S 4096"
 	"xfer -b 4194304 -s 1 -T 10 -t 60"
+	"kverbs"
 )
+stream_ko=$RRXE_TOP/tools/testing/kverbs/rrxe_kverbs_stream.ko
+first_family=$((RANDOM % ${#families[@]}))
 
 # left DEV...: the QPs of the DEVs other than their GSI QPs.
 left() {
@@ -60,11 +71,47 @@ left() {
 # none_left DEV...: no QP of the DEVs is left but their GSI QPs.
 none_left() { ! left "$@" >/dev/null; }
 
+# kverbs_cycle N: a cycle of the kernel consumer: loaded, streaming for a
+# random moment, unloaded. One at a time (the module loads once): a cycle
+# waits for another slot's.
+kverbs_cycle() {
+	local n=$1 pause lock=/tmp/rrxe-kverbs-stream.lock t0 t1 said
+	until mkdir "$lock" 2>/dev/null; do sleep 0.5; done
+	pause=$((RANDOM % 2500))
+	t0=$(date +%s.%N)
+	if ! insmod "$stream_ko" devs="$DEV1,$DEV2"; then
+		rmdir "$lock"
+		echo "# cycle $n: insmod of the kernel consumer failed"
+		return 1
+	fi
+	sleep "$((pause / 1000)).$(printf %03d $((pause % 1000)))"
+	rmmod rrxe_kverbs_stream
+	t1=$(date +%s.%N)
+	said=$(dmesg | sed -n 's/.*kverbs-stream: //p' | tail -2 | paste -sd ';')
+	rmdir "$lock"
+	printf '# cycle %s: kernel consumer, rmmod after %s ms (%s); load to unload %.1f s\n' \
+		"$n" "$pause" "$said" "$(echo "$t1 - $t0" | bc)"
+}
+
+# stuck_stacks N PID...: the kernel stacks of the PIDs' children (the tools
+# under `timeout`), one comment line per thread.
+stuck_stacks() {
+	local n=$1 p t
+	shift
+	for p in $(pgrep -P "$(echo "$@" | tr ' ' ',')"); do
+		for t in /proc/"$p"/task/*; do
+			echo "# cycle $n: pid $p ($(cat /proc/"$p"/comm 2>/dev/null)) task ${t##*/} still exiting after 10 s:" \
+				"$(awk '{ print $2 }' "$t/stack" 2>/dev/null | head -12 | paste -sd ' ')"
+		done
+	done
+}
+
 # storm_cycle N: one cycle; prints one comment line.
 storm_cycle() {
 	local n=$1 fam tool args port=$TRAFFIC_PORT srv cli sopts copts victim sig pause t0 t1 t2 t3
-	fam=${families[$((RANDOM % ${#families[@]}))]}
+	fam=${families[$(((first_family + n - 1) % ${#families[@]}))]}
 	read -r tool args <<<"$fam"
+	[ "$tool" = kverbs ] && { kverbs_cycle "$n"; return; }
 	[ "$tool" = xfer ] && tool=$xfer
 	TRAFFIC_PORT=$((TRAFFIC_PORT + 1))
 	# shellcheck disable=SC2086 # word lists
@@ -96,6 +143,14 @@ storm_cycle() {
 	sleep 0.5
 	pkill -KILL -P "$srv" 2>/dev/null
 	pkill -KILL -P "$cli" 2>/dev/null
+	# A process still going after 10 s is stuck in the kernel's teardown:
+	# say where, once.
+	local waited=0
+	while kill -0 "$srv" 2>/dev/null || kill -0 "$cli" 2>/dev/null; do
+		sleep 0.5
+		waited=$((waited + 1))
+		[ $waited = 20 ] && stuck_stacks "$n" "$srv" "$cli"
+	done
 	wait "$srv" "$cli" 2>/dev/null
 	t3=$(date +%s.%N)
 	printf '# cycle %s: %s (%s), SIG%s to %s after %s ms; listen %.1f s, exit %.1f s\n' \
@@ -104,6 +159,8 @@ storm_cycle() {
 }
 
 for pair in "${pairs[@]}"; do
+	pair_cycles=$cycles
+	[ "$pair" = rxe-rxe ] && pair_cycles=$control_cycles
 	echo "# --- $pair: client ${pair%-*} in h1, server ${pair#*-} in h2"
 	if ! pair_up "${pair%-*}" "${pair#*-}"; then
 		not_ok "$pair: setup"
@@ -119,13 +176,13 @@ for pair in "${pairs[@]}"; do
 		(
 			TRAFFIC_PORT=$((20000 + slot * 2000))
 			RANDOM=$((seed + slot))
-			for n in $(seq "$slot" "$slots" "$cycles"); do
+			for n in $(seq "$slot" "$slots" "$pair_cycles"); do
 				storm_cycle "$n" || echo "# cycle $n could not start"
 			done
 		) &
 	done
 	wait
-	ok "$pair: $cycles kill cycles in $((SECONDS - start)) s ($slots at a time)"
+	ok "$pair: $pair_cycles kill cycles in $((SECONDS - start)) s ($slots at a time)"
 	# Destroy is synchronous, but the kernel's rdma_cm may still be
 	# tearing down the IDs of a killed process.
 	if wait_for 30 none_left "$DEV1" "$DEV2"; then
