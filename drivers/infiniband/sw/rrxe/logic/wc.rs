@@ -51,6 +51,22 @@ pub(crate) enum WcStatus {
 }
 
 impl WcStatus {
+    /// Every status, for the checks that the numbers are the kernel's.
+    pub(crate) const ALL: [Self; 12] = [
+        Self::Success,
+        Self::LocLenErr,
+        Self::LocQpOpErr,
+        Self::LocProtErr,
+        Self::WrFlushErr,
+        Self::MwBindErr,
+        Self::BadRespErr,
+        Self::RemInvReqErr,
+        Self::RemAccessErr,
+        Self::RemOpErr,
+        Self::RetryExcErr,
+        Self::RnrRetryExcErr,
+    ];
+
     /// The IBA's and the kernel's number for the status.
     pub(crate) const fn raw(self) -> u32 {
         self as u32
@@ -92,6 +108,22 @@ pub(crate) enum WcOpcode {
 }
 
 impl WcOpcode {
+    /// Every opcode, for the checks that the numbers are the kernel's.
+    pub(crate) const ALL: [Self; 12] = [
+        Self::Send,
+        Self::RdmaWrite,
+        Self::RdmaRead,
+        Self::CompSwap,
+        Self::FetchAdd,
+        Self::BindMw,
+        Self::LocalInv,
+        Self::Flush,
+        Self::AtomicWrite,
+        Self::RegMr,
+        Self::Recv,
+        Self::RecvRdmaWithImm,
+    ];
+
     /// The IBA's and the kernel's number for the opcode.
     pub(crate) const fn raw(self) -> u32 {
         self as u32
