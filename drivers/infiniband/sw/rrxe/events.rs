@@ -3,8 +3,9 @@
 //! Netdev events: follow the link state and MTU, and go away with the netdev.
 
 use crate::{
-    net::{NetDev, NetdevEvent, NetdevEvents},
-    params, registry,
+    dev::params,
+    ffi::net::{NetDev, NetdevEvent, NetdevEvents},
+    registry,
 };
 use kernel::prelude::*;
 

@@ -11,15 +11,16 @@ use kernel::prelude::*;
 #[kunit_tests(rrxe)]
 mod tests {
     use crate::{
-        device,
-        ib::{self, KernelMemory},
+        dev::params,
+        ffi::ib::{self, KernelMemory},
+        ffi::net::{Net, SkBuff, SkbAccount, SkbOwner},
         logic::flow::{skbs_may_resume, skbs_must_pause, INFLIGHT_SKBS_HIGH, INFLIGHT_SKBS_LOW},
         logic::keys::{Key, KeyKind},
         logic::mr::{LOCAL_WRITE, REMOTE_ATOMIC, REMOTE_READ, REMOTE_WRITE},
-        mr::{AtomicOp, MrSpec, MrTable},
-        mw::{MwState, MwTable},
-        net::{Net, SkBuff, SkbAccount, SkbOwner},
-        params, proto,
+        mem::mr::{AtomicOp, MrSpec, MrTable},
+        mem::mw::{MwState, MwTable},
+        proto,
+        verbs::device,
     };
     use core::sync::atomic::{AtomicU32, Ordering};
     use kernel::error::code::{EACCES, EFAULT, EINVAL, ENOMEM};
@@ -30,6 +31,7 @@ mod tests {
     };
 
     /// Access to kernel memory for the regions of these tests.
+    #[allow(unsafe_code)] // A test's own contract, stated below.
     fn test_kmem() -> KernelMemory {
         // SAFETY: the regions built over it are only accessed at addresses
         // of buffers the tests allocate and free after removing the region,

@@ -4,10 +4,11 @@
 //! the device, register it.
 
 use crate::{
-    device::{self, RrxeDevice, Shared},
-    ib::{self, consts::*, DeviceParams, LinkOps, Unregistered},
-    net::{NetDev, NetDevRef},
-    registry, tunnel,
+    ffi::ib::{self, consts::*, DeviceParams, LinkOps, Unregistered},
+    ffi::net::{NetDev, NetDevRef},
+    registry,
+    rx::tunnel,
+    verbs::device::{self, RrxeDevice, Shared},
 };
 use kernel::prelude::*;
 

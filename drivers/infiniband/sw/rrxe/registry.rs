@@ -6,9 +6,9 @@
 //! per-driver-id sweep would take its devices too).
 
 use crate::{
-    device::{RrxeDevice, Shared},
-    ib::DeviceHandle,
-    net::{Net, NetDev, PernetEvents},
+    ffi::ib::DeviceHandle,
+    ffi::net::{Net, NetDev, PernetEvents},
+    verbs::device::{RrxeDevice, Shared},
 };
 use kernel::{prelude::*, sync::Arc};
 
@@ -40,6 +40,9 @@ kernel::sync::global_lock! {
 }
 
 /// Sets the registry up; module init calls this once, before anything else.
+// The global lock's one-time initialisation: the kernel crate offers no
+// safe form yet.
+#[allow(unsafe_code)]
 pub(crate) fn init() {
     // SAFETY: called exactly once, from module init, before any other use.
     unsafe { REGISTRY.init() };

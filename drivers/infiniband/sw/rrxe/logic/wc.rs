@@ -5,7 +5,7 @@
 //! The data path works with these types. They become the C values of
 //! `enum ib_wc_status` and `enum ib_wc_opcode` (`include/rdma/ib_verbs.h`;
 //! the user ABI's `struct ib_uverbs_wc` has the same numbers) only as a
-//! `struct ib_wc` or a user CQE is written, through `crate::ib`, which
+//! `struct ib_wc` or a user CQE is written, through `crate::ffi::ib`, which
 //! also checks at build time that every number here is the kernel's. The
 //! host tests pin them to the IBA's.
 //!

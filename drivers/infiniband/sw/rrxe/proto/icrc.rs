@@ -70,7 +70,7 @@ pub(crate) const CRC32_TABLE: [u32; 256] = crc32_table();
 pub(crate) fn crc32_le(crc: u32, data: &[u8]) -> u32 {
     #[cfg(CONFIG_RUST)]
     {
-        crate::rt::crc32_le(crc, data)
+        crate::ffi::rt::crc32_le(crc, data)
     }
     #[cfg(not(CONFIG_RUST))]
     {

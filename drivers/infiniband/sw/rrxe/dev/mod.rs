@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Device resources: the advertised limits, the port counters, the tables
+//! that number QPs, MRs, MWs and AHs (read by the data path in softirq
+//! context), keys, and the objects that are only entries of those tables
+//! (address handles, protection domains).
+
+pub(crate) mod ah;
+pub(crate) mod counters;
+pub(crate) mod irq_table;
+pub(crate) mod key_table;
+pub(crate) mod params;
+pub(crate) mod pd;
+pub(crate) mod round_robin;

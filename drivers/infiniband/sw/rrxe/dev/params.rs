@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Device and port limits rrxe advertises. The values match C rxe's
+//! (drivers/infiniband/sw/rxe/rxe_param.h) so that applications tuned for one
+//! behave the same on the other.
+
+use crate::{
+    ffi::ib::{consts::*, DeviceAttr, PortAttr},
+    logic::mcast,
+};
+
+/// IEEE OUI-less vendor id used by software RDMA devices.
+pub(crate) const VENDOR_ID: u32 = 0xff_ffff;
+/// Size of the GID table of the port (filled by the core's RoCE GID cache).
+pub(crate) const GID_TABLE_LEN: i32 = 1024;
+/// Size of the P_Key table: only the default full-membership key.
+pub(crate) const PKEY_TABLE_LEN: u16 = 1;
+/// The only port.
+pub(crate) const PORT: u32 = 1;
+/// ABI version of include/uapi/rdma/rdma_user_rxe.h that rdma-core expects.
+pub(crate) const UVERBS_ABI_VERSION: u32 = 2;
+
+const DEFAULT_MAX: u32 = 1 << 20;
+/// Most SGEs in a send or receive work request.
+pub(crate) const MAX_SGE: u32 = 32;
+/// Most work requests in a send or receive queue.
+pub(crate) const MAX_QP_WR: u32 = DEFAULT_MAX;
+/// Most completions in a CQ.
+/// Longest fast-registration page list advertised (rxe's).
+pub(crate) const MAX_FAST_REG_PAGES: u32 = 512;
+/// Largest page list `alloc_mr` accepts: consumers may ask for more than
+/// advertised (rxe does not check), but the list is allocated up front.
+pub(crate) const MAX_FAST_REG_ALLOC: u32 = 1 << 16;
+/// Most completions in a CQ.
+pub(crate) const MAX_CQE: u32 = (1 << 15) - 1;
+/// Most inline bytes in a send work request (the room of `MAX_SGE` SGEs).
+pub(crate) const MAX_INLINE_DATA: u32 = MAX_SGE * 16;
+/// Most outstanding RDMA READ/atomic requests per QP, either direction.
+pub(crate) const MAX_RD_ATOMIC: u32 = 128;
+/// The first QP number handed out (lower ones are reserved, 1 is GSI).
+pub(crate) const MIN_QPN: u32 = 16;
+/// Most QPs, PDs and CQs per device.
+pub(crate) const MAX_QP: u32 = DEFAULT_MAX - MIN_QPN;
+/// Most SGEs in an SRQ receive.
+pub(crate) const MAX_SRQ_SGE: u32 = 27;
+/// Most SRQs per device.
+pub(crate) const MAX_SRQ: u32 = DEFAULT_MAX - 0x0002_0001;
+/// Most address handles per device.
+pub(crate) const MAX_AH: u32 = (1 << 15) - 1;
+/// Most PDs per device.
+pub(crate) const MAX_PD: u32 = DEFAULT_MAX;
+/// Most CQs per device.
+pub(crate) const MAX_CQ: u32 = DEFAULT_MAX;
+
+/// The device capability flags (`enum ib_device_cap_flags`, an unsigned long).
+fn device_cap_flags() -> u64 {
+    let flags: usize = IB_DEVICE_BAD_PKEY_CNTR
+        | IB_DEVICE_BAD_QKEY_CNTR
+        | IB_DEVICE_AUTO_PATH_MIG
+        | IB_DEVICE_CHANGE_PHY_PORT
+        | IB_DEVICE_UD_AV_PORT_ENFORCE
+        | IB_DEVICE_PORT_ACTIVE_EVENT
+        | IB_DEVICE_SYS_IMAGE_GUID
+        | IB_DEVICE_RC_RNR_NAK_GEN
+        | IB_DEVICE_SRQ_RESIZE
+        | IB_DEVICE_MEM_MGT_EXTENSIONS
+        | IB_DEVICE_MEM_WINDOW
+        | IB_DEVICE_FLUSH_GLOBAL
+        | IB_DEVICE_FLUSH_PERSISTENT
+        | IB_DEVICE_MEM_WINDOW_TYPE_2B
+        | IB_DEVICE_ATOMIC_WRITE;
+    flags as u64
+}
+
+/// Fills `attr` with rrxe's limits; `sys_image_guid` is in wire byte order.
+pub(crate) fn fill_device_attr(attr: &mut DeviceAttr, sys_image_guid: u64) {
+    attr.sys_image_guid = sys_image_guid;
+    attr.max_mr_size = u64::MAX;
+    attr.page_size_cap = 0xffff_f000;
+    attr.vendor_id = VENDOR_ID;
+    attr.max_qp = MAX_QP;
+    attr.max_qp_wr = MAX_QP_WR;
+    attr.device_cap_flags = device_cap_flags();
+    attr.kernel_cap_flags = u64::from(IBK_ALLOW_USER_UNREG);
+    attr.max_send_sge = MAX_SGE;
+    attr.max_recv_sge = MAX_SGE;
+    attr.max_sge_rd = MAX_SGE;
+    attr.max_cq = MAX_CQ;
+    attr.max_cqe = MAX_CQE;
+    attr.max_mr = (DEFAULT_MAX >> 1) - 1;
+    attr.max_mw = DEFAULT_MAX - (DEFAULT_MAX >> 1) - 1;
+    attr.max_pd = MAX_PD;
+    attr.max_qp_rd_atom = MAX_RD_ATOMIC;
+    attr.max_res_rd_atom = 0x3f000;
+    attr.max_qp_init_rd_atom = MAX_RD_ATOMIC;
+    attr.atomic_cap = IB_ATOMIC_HCA;
+    attr.max_mcast_grp = mcast::MAX_GROUPS;
+    attr.max_mcast_qp_attach = mcast::MAX_QPS_PER_GROUP;
+    attr.max_total_mcast_qp_attach = mcast::MAX_ATTACHMENTS;
+    attr.max_ah = MAX_AH;
+    attr.max_srq = MAX_SRQ;
+    attr.max_srq_wr = DEFAULT_MAX;
+    attr.max_srq_sge = MAX_SRQ_SGE;
+    attr.max_fast_reg_page_list_len = MAX_FAST_REG_PAGES;
+    attr.max_pkeys = 64;
+    attr.local_ca_ack_delay = 15;
+}
+
+/// Fills the parts of `attr` that do not depend on the netdev's state.
+pub(crate) fn fill_port_attr(attr: &mut PortAttr, port_cap_flags: u32) {
+    attr.max_mtu = IB_MTU_4096;
+    attr.gid_tbl_len = GID_TABLE_LEN;
+    attr.port_cap_flags = port_cap_flags;
+    attr.max_msg_sz = 1 << 31;
+    attr.pkey_tbl_len = PKEY_TABLE_LEN;
+    attr.max_vl_num = 1;
+    attr.active_width = IB_WIDTH_1X as u8;
+    attr.active_speed = 1;
+}
+
+/// Port capabilities at creation (connection management supported).
+pub(crate) const PORT_CAP_FLAGS: u32 = IB_PORT_CM_SUP;

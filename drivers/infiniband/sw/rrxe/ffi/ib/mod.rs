@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Safe abstractions over the RDMA core (`drivers/infiniband/core`): device
+//! allocation and registration with a `#[vtable]` operations trait, rdma
+//! link types, and the plain-data attribute structs drivers fill in. Written
+//! to be independent of rrxe, as they would be in `rust/kernel/rdma`.
+
+mod device;
+mod handle;
+mod kmem;
+mod link;
+mod object;
+mod operations;
+mod qp_attr;
+mod queue_buf;
+mod stats;
+mod udata;
+mod umem;
+mod vtable;
+mod wc;
+mod wqe_layout;
+mod wr;
+
+pub(crate) use device::{DeviceHandle, DeviceParams, IbDevice, PortEvent, Unregistered};
+pub(crate) use handle::{CqHandle, Event, QpHandle, SrqHandle};
+pub(crate) use kmem::{AtomicOp, KernelMemory, PageRef};
+pub(crate) use link::{LinkOps, LinkRegistration};
+pub(crate) use object::{Ah, Cq, Mr, Mw, Object, Pd, Qp, Srq};
+pub(crate) use operations::{MrKeys, Operations, PostError, QpBinding};
+pub(crate) use qp_attr::{AhAttr, StoredAhAttr, StoredQpAttr};
+pub(crate) use queue_buf::{MmInfo, QueueBuf};
+pub(crate) use stats::StatDesc;
+pub(crate) use udata::Udata;
+pub(crate) use umem::Umem;
+pub(crate) use wc::{wc_opcode, wc_status};
+pub(crate) use wr::{KernelSge, RecvWr, RecvWrs, SendWr, SendWrs};
+
+/// Device attributes returned by `query_device` (plain C data).
+pub(crate) type DeviceAttr = crate::ffi::sys::ib_device_attr;
+/// Port attributes returned by `query_port` (plain C data).
+pub(crate) type PortAttr = crate::ffi::sys::ib_port_attr;
+/// Immutable port properties returned by `get_port_immutable` (plain C data).
+pub(crate) type PortImmutable = crate::ffi::sys::ib_port_immutable;
+/// Arguments of `modify_device` (plain C data).
+pub(crate) type DeviceModify = crate::ffi::sys::ib_device_modify;
+/// Arguments of `modify_port` (plain C data).
+pub(crate) type PortModify = crate::ffi::sys::ib_port_modify;
+/// Arguments of `create_cq` (plain C data).
+pub(crate) type CqInitAttr = crate::ffi::sys::ib_cq_init_attr;
+/// Arguments of `create_qp`, updated with the actual capabilities.
+pub(crate) type QpInitAttr = crate::ffi::sys::ib_qp_init_attr;
+/// QP capabilities (plain C data).
+pub(crate) type QpCap = crate::ffi::sys::ib_qp_cap;
+/// QP attributes of `modify_qp` and `query_qp` (plain C data).
+pub(crate) type QpAttr = crate::ffi::sys::ib_qp_attr;
+/// A kernel work completion (plain C data).
+pub(crate) type WorkCompletion = crate::ffi::sys::ib_wc;
+/// A kernel work completion queued by a driver until its consumer polls it.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct QueuedWc(pub(crate) WorkCompletion);
+
+// SAFETY: plain data; the pointers in it (the QP, the consumer's `wr_cqe`)
+// are never dereferenced by the driver, only handed back to the consumer
+// that polls them, on whatever thread it polls.
+unsafe impl Send for QueuedWc {}
+// SAFETY: as above.
+unsafe impl Sync for QueuedWc {}
+
+/// A user work completion as the rxe provider reads it from the CQ ring.
+pub(crate) type UserWorkCompletion = crate::ffi::sys::ib_uverbs_wc;
+/// SRQ creation arguments (plain C data).
+pub(crate) type SrqInitAttr = crate::ffi::sys::ib_srq_init_attr;
+/// SRQ attributes (plain C data).
+pub(crate) type SrqAttr = crate::ffi::sys::ib_srq_attr;
+/// The rxe ABI's create-SRQ response.
+pub(crate) type CreateSrqResp = crate::ffi::sys::rxe_create_srq_resp;
+/// The rxe ABI's modify-SRQ command.
+pub(crate) type ModifySrqCmd = crate::ffi::sys::rxe_modify_srq_cmd;
+/// An address vector as `query_ah` fills it (plain C data).
+pub(crate) type AhAttrRaw = crate::ffi::sys::rdma_ah_attr;
+/// The rxe ABI's create-AH response.
+pub(crate) type CreateAhResp = crate::ffi::sys::rxe_create_ah_resp;
+/// The rxe ABI's create-CQ response.
+pub(crate) type CreateCqResp = crate::ffi::sys::rxe_create_cq_resp;
+/// The rxe ABI's resize-CQ response.
+pub(crate) type ResizeCqResp = crate::ffi::sys::rxe_resize_cq_resp;
+/// The rxe ABI's create-QP response.
+pub(crate) type CreateQpResp = crate::ffi::sys::rxe_create_qp_resp;
+/// The rxe ABI's send WQE header (without the SGE/inline area).
+pub(crate) type SendWqe = crate::ffi::sys::rxe_send_wqe;
+/// The rxe ABI's receive WQE header (without the SGE area).
+pub(crate) type RecvWqe = crate::ffi::sys::rxe_recv_wqe;
+/// A scatter/gather element as rxe WQEs carry it.
+pub(crate) type Sge = crate::ffi::sys::rxe_sge;
+
+/// Constants of the RDMA core ABI that drivers put into the structs above.
+pub(crate) mod consts {
+    pub(crate) use crate::ffi::sys::{
+        IBK_ALLOW_USER_UNREG, IB_AH_GRH, IB_ATOMIC_HCA, IB_CQ_NEXT_COMP,
+        IB_CQ_REPORT_MISSED_EVENTS, IB_CQ_SOLICITED_MASK, IB_DEFAULT_PKEY_FULL,
+        IB_DEVICE_ATOMIC_WRITE, IB_DEVICE_AUTO_PATH_MIG, IB_DEVICE_BAD_PKEY_CNTR,
+        IB_DEVICE_BAD_QKEY_CNTR, IB_DEVICE_CHANGE_PHY_PORT, IB_DEVICE_FLUSH_GLOBAL,
+        IB_DEVICE_FLUSH_PERSISTENT, IB_DEVICE_MEM_MGT_EXTENSIONS, IB_DEVICE_MEM_WINDOW,
+        IB_DEVICE_MEM_WINDOW_TYPE_2B, IB_DEVICE_MODIFY_NODE_DESC, IB_DEVICE_MODIFY_SYS_IMAGE_GUID,
+        IB_DEVICE_PORT_ACTIVE_EVENT, IB_DEVICE_RC_RNR_NAK_GEN, IB_DEVICE_SRQ_RESIZE,
+        IB_DEVICE_SYS_IMAGE_GUID, IB_DEVICE_UD_AV_PORT_ENFORCE, IB_GID_TYPE_ROCE_UDP_ENCAP,
+        IB_LINK_LAYER_ETHERNET, IB_MGMT_MAD_SIZE, IB_MR_REREG_PD, IB_MR_TYPE_MEM_REG, IB_MTU_256,
+        IB_MTU_4096, IB_MW_TYPE_1, IB_MW_TYPE_2, IB_PORT_ACTIVE, IB_PORT_CM_SUP, IB_PORT_DOWN,
+        IB_PORT_PHYS_STATE_DISABLED, IB_PORT_PHYS_STATE_LINK_UP, IB_PORT_PHYS_STATE_POLLING,
+        IB_PORT_RESET_QKEY_CNTR, IB_SIGNAL_ALL_WR, IB_SIGNAL_REQ_WR, IB_SRQT_BASIC, IB_SRQ_LIMIT,
+        IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, IB_WIDTH_1X,
+        RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_DRIVER_RXE,
+    };
+    // Work completion flags of the data path (statuses and opcodes are
+    // typed: `logic::wc`, converted in `wc.rs`).
+    pub(crate) use crate::ffi::sys::{
+        IB_WC_GRH, IB_WC_WITH_IMM, IB_WC_WITH_INVALIDATE, IB_WC_WITH_NETWORK_HDR_TYPE,
+        RDMA_NETWORK_IPV4, RDMA_NETWORK_IPV6,
+    };
+}
+
+/// The EUI-64 GUID the RDMA core expects for a MAC address (IPv6 style, with
+/// the universal/local bit flipped), in wire (big-endian) byte order.
+pub(crate) fn guid_from_mac(mac: &[u8; 6]) -> [u8; 8] {
+    let mut eui = [0u8; 8];
+    // SAFETY: both buffers are valid for the sizes `addrconf_addr_eui48` uses.
+    unsafe { crate::ffi::sys::rrxe_eui48(eui.as_mut_ptr(), mac.as_ptr()) };
+    eui
+}
+
+/// A random locally administered unicast MAC, for netdevs without one.
+pub(crate) fn random_mac() -> [u8; 6] {
+    let mut mac = [0u8; 6];
+    // SAFETY: `mac` has room for the 6 bytes `eth_random_addr` writes.
+    unsafe { crate::ffi::sys::rrxe_random_mac(mac.as_mut_ptr()) };
+    mac
+}
+
+/// The number of possible CPUs: the completion vectors a device offers.
+pub(crate) fn num_possible_cpus() -> u32 {
+    // SAFETY: reads a boot-time constant.
+    unsafe { crate::ffi::sys::rrxe_num_possible_cpus() }
+}
+
+/// Runs `f` with the RTNL lock held.
+pub(crate) fn with_rtnl<R>(f: impl FnOnce() -> R) -> R {
+    // SAFETY: rtnl_lock may sleep; all callers are in process context.
+    unsafe { crate::ffi::sys::rrxe_rtnl_lock() };
+    let r = f();
+    // SAFETY: we took the lock just above.
+    unsafe { crate::ffi::sys::rrxe_rtnl_unlock() };
+    r
+}
+
+/// Whether the C `rdma_rxe` driver (same driver id) already serves `dev`.
+pub(crate) fn rxe_device_on(dev: &crate::ffi::net::NetDev) -> bool {
+    // SAFETY: `dev` is valid; a non-null result carries a registration
+    // reference that we drop right away.
+    let ibdev =
+        unsafe { crate::ffi::sys::ib_device_get_by_netdev(dev.as_raw(), consts::RDMA_DRIVER_RXE) };
+    if ibdev.is_null() {
+        return false;
+    }
+    // SAFETY: `ibdev` was returned with a reference held, which we release.
+    unsafe { crate::ffi::sys::ib_device_put(ibdev) };
+    true
+}

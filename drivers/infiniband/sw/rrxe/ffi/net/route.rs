@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Routing and sending UDP datagrams built in an [`SkBuff`].
+//!
+//! The headers are those RoCEv2 peers (C rxe among them) expect, and an
+//! invariant CRC over them is computed by the caller, so every field is set
+//! here explicitly: IPv4 with DF set, the stack's ID selection and no options;
+//! IPv6 without extension headers; UDP without a checksum (zero, which the
+//! receiving tunnel sockets accept for IPv6 too).
+
+use super::{
+    skb::{IPV4_HLEN, IPV6_HLEN, UDP_HLEN},
+    IpAddr, NetDev, SkBuff,
+};
+use crate::ffi::sys;
+use core::ptr::NonNull;
+use kernel::{
+    error::{code::*, from_err_ptr},
+    prelude::*,
+};
+
+/// IP protocol number of UDP.
+const IPPROTO_UDP: u8 = 17;
+/// IPv4 "don't fragment" flag, in the flags/fragment offset field.
+const IPV4_DF: u16 = 0x4000;
+
+/// Addressing of one datagram.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct UdpTx {
+    /// Source address; must be of the same family as `dst`.
+    pub(crate) src: IpAddr,
+    /// Destination: IPv4-mapped sends IPv4, anything else IPv6.
+    pub(crate) dst: IpAddr,
+    /// UDP source port.
+    pub(crate) sport: u16,
+    /// UDP destination port.
+    pub(crate) dport: u16,
+    /// IPv4 TOS / IPv6 traffic class.
+    pub(crate) tos: u8,
+    /// IPv4 TTL / IPv6 hop limit.
+    pub(crate) ttl: u8,
+    /// IPv6 flow label (low 20 bits; ignored for IPv4). C rxe sends 0.
+    pub(crate) flow_label: u32,
+}
+
+/// An owned reference on a route (`struct dst_entry`).
+///
+/// # Invariants
+///
+/// `dst` is a valid route on which this object owns one reference.
+pub(super) struct Dst {
+    dst: NonNull<sys::dst_entry>,
+}
+
+impl Dst {
+    /// Looks up the output route for UDP from `tx.src` to `tx.dst` through
+    /// `ndev`, in `ndev`'s namespace.
+    fn lookup(ndev: &NetDev, tx: &UdpTx) -> Result<Self> {
+        let net = ndev.net().as_raw();
+        let oif = ndev.ifindex();
+        let dst = match (tx.src.v4(), tx.dst.v4()) {
+            // SAFETY: `net` is `ndev`'s namespace, alive while `ndev` is;
+            // the addresses are 4-byte arrays that outlive the call.
+            (Some(s), Some(d)) => unsafe { sys::rrxe_route4(net, oif, s.as_ptr(), d.as_ptr()) },
+            // SAFETY: as above, with 16-byte arrays.
+            (None, None) => unsafe {
+                sys::rrxe_route6(net, oif, tx.src.0.as_ptr(), tx.dst.0.as_ptr())
+            },
+            _ => return Err(EINVAL),
+        };
+        let dst = from_err_ptr(dst)?;
+        // INVARIANT: a successful lookup returns a route with a reference
+        // that is now ours.
+        NonNull::new(dst)
+            .map(|dst| Self { dst })
+            .ok_or(EHOSTUNREACH)
+    }
+
+    /// Gives the reference away (to an skb).
+    pub(super) fn into_raw(self) -> *mut sys::dst_entry {
+        let dst = self.dst.as_ptr();
+        core::mem::forget(self);
+        dst
+    }
+}
+
+impl Drop for Dst {
+    fn drop(&mut self) {
+        // SAFETY: by the type invariant we own one reference.
+        unsafe { sys::rrxe_dst_release(self.dst.as_ptr()) };
+    }
+}
+
+/// The UDP header for `payload_len` bytes of payload, checksum zero.
+fn udp_header(tx: &UdpTx, udp_len: u16) -> [u8; UDP_HLEN] {
+    let [sp0, sp1] = tx.sport.to_be_bytes();
+    let [dp0, dp1] = tx.dport.to_be_bytes();
+    let [l0, l1] = udp_len.to_be_bytes();
+    [sp0, sp1, dp0, dp1, l0, l1, 0, 0]
+}
+
+/// The IPv4 header: no options, DF, ID and checksum left zero (the stack
+/// fills them in).
+fn ipv4_header(tx: &UdpTx, src: [u8; 4], dst: [u8; 4], tot_len: u16) -> [u8; IPV4_HLEN] {
+    let mut h = [0u8; IPV4_HLEN];
+    let [t0, t1] = tot_len.to_be_bytes();
+    let [f0, f1] = IPV4_DF.to_be_bytes();
+    let fixed = [
+        0x45,
+        tx.tos,
+        t0,
+        t1,
+        0,
+        0,
+        f0,
+        f1,
+        tx.ttl,
+        IPPROTO_UDP,
+        0,
+        0,
+    ];
+    h[..12].copy_from_slice(&fixed);
+    h[12..16].copy_from_slice(&src);
+    h[16..20].copy_from_slice(&dst);
+    h
+}
+
+/// The IPv6 header: version, traffic class, flow label, payload length, UDP
+/// as next header, hop limit, addresses.
+fn ipv6_header(tx: &UdpTx, payload_len: u16) -> [u8; IPV6_HLEN] {
+    let mut h = [0u8; IPV6_HLEN];
+    let word0 = (6u32 << 28) | (u32::from(tx.tos) << 20) | (tx.flow_label & 0xf_ffff);
+    h[..4].copy_from_slice(&word0.to_be_bytes());
+    h[4..6].copy_from_slice(&payload_len.to_be_bytes());
+    h[6] = IPPROTO_UDP;
+    h[7] = tx.ttl;
+    h[8..24].copy_from_slice(&tx.src.0);
+    h[24..40].copy_from_slice(&tx.dst.0);
+    h
+}
+
+/// Routes `tx.dst` in `ndev`'s namespace, pushes the UDP and IP headers onto
+/// `skb` (from [`SkBuff::alloc_udp`], v4 or v6 per `tx.dst`), calls
+/// `seal(ip_header, udp_header, udp_payload)` so the caller can write an
+/// invariant CRC into the payload, then sends it (`ip_local_out` /
+/// `ip6_local_out`, with no socket).
+///
+/// Errors: `EINVAL` if `tx.src` and `tx.dst` differ in family or the buffer
+/// has too little headroom; `EMSGSIZE` if the IP datagram would be larger
+/// than `ndev`'s MTU; the route lookup's error (`ENETUNREACH`,
+/// `EHOSTUNREACH`, ...); `ENOBUFS` if the stack dropped the packet (the
+/// stack's congestion notification counts as sent). On error before sending,
+/// the buffer is freed. Callable from process and softirq context, not with
+/// interrupts disabled (the device's transmit path must not be entered so).
+pub(crate) fn send_udp(
+    ndev: &NetDev,
+    mut skb: SkBuff,
+    tx: &UdpTx,
+    seal: impl FnOnce(&[u8], &[u8; UDP_HLEN], &mut [u8]),
+) -> Result {
+    let v6 = !tx.dst.is_v4();
+    let ip_len = if v6 { IPV6_HLEN } else { IPV4_HLEN };
+    if skb.headroom() < ip_len + UDP_HLEN {
+        return Err(EINVAL);
+    }
+    // `alloc_udp` bounds the payload so that these lengths fit 16 bits.
+    let payload_len = skb.payload().len();
+    let udp_len = u16::try_from(payload_len + UDP_HLEN).map_err(|_| EMSGSIZE)?;
+    let ip_hdr = match (tx.src.v4(), tx.dst.v4()) {
+        (Some(src), Some(dst)) => {
+            let tot_len = u16::try_from(usize::from(udp_len) + IPV4_HLEN).map_err(|_| EMSGSIZE)?;
+            IpHeader::V4(ipv4_header(tx, src, dst, tot_len))
+        }
+        (None, None) => IpHeader::V6(ipv6_header(tx, udp_len)),
+        _ => return Err(EINVAL),
+    };
+    // Never more than the device sends: with DF set the IP stack would drop
+    // the datagram anyway, after an ICMP "fragmentation needed" to ourselves.
+    let mtu = usize::try_from(ndev.mtu()).unwrap_or(usize::MAX);
+    if ip_len + usize::from(udp_len) > mtu {
+        return Err(EMSGSIZE);
+    }
+
+    let dst = Dst::lookup(ndev, tx)?;
+    skb.set_route(ndev, dst, v6);
+    skb.push_header(&udp_header(tx, udp_len), false)?;
+    skb.push_header(ip_hdr.bytes(), true)?;
+    if !v6 {
+        // SAFETY: the route is set and the IPv4 header pushed just above.
+        unsafe { skb.ip_select_ident() };
+    }
+
+    let (ip, rest) = skb.data_mut().split_at_mut_checked(ip_len).ok_or(EINVAL)?;
+    let (udp, payload) = rest.split_at_mut_checked(UDP_HLEN).ok_or(EINVAL)?;
+    let udp: &[u8; UDP_HLEN] = (&*udp).try_into().map_err(|_| EINVAL)?;
+    seal(ip, udp, payload);
+
+    // SAFETY: the route is set for this family and both headers are pushed.
+    unsafe { skb.local_out(v6) }
+}
+
+/// An IP header of either family, built before it is pushed.
+enum IpHeader {
+    V4([u8; IPV4_HLEN]),
+    V6([u8; IPV6_HLEN]),
+}
+
+impl IpHeader {
+    fn bytes(&self) -> &[u8] {
+        match self {
+            IpHeader::V4(h) => h,
+            IpHeader::V6(h) => h,
+        }
+    }
+}

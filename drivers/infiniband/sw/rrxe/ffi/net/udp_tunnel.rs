@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Kernel UDP tunnel sockets (`include/net/udp_tunnel.h`): a socket bound to
+//! a port whose datagrams are handed, one by one and in softirq context, to a
+//! handler instead of being queued.
+
+use super::{
+    skb::{IPV4_HLEN, IPV6_HLEN, UDP_HLEN},
+    IpAddr, Net, NetDev, NetDevRef,
+};
+use crate::ffi::sys;
+use core::ptr::{null, null_mut, NonNull};
+use kernel::{error::to_result, ffi::c_int, prelude::*, sync::rcu};
+
+/// What a tunnel does with each datagram it receives.
+pub(crate) trait TunnelRecv: Send + Sync + 'static {
+    /// Called in softirq context for each datagram sent to the tunnel's port.
+    fn recv(&self, pkt: RxDatagram);
+}
+
+/// A received datagram: linearized, with the IP header and the UDP length
+/// checked against the buffer (malformed ones are dropped before
+/// [`TunnelRecv::recv`]). It holds a reference on the device it arrived on,
+/// so it should not be kept for long (the device cannot finish unregistering
+/// while it exists). Freed (as consumed) on drop.
+///
+/// # Invariants
+///
+/// - `skb` is a valid `sk_buff` of which this object owns one reference; its
+///   data is linear and only read while this object exists.
+/// - `ip` points to `ip_len` bytes, and `udp` to `UDP_HLEN + payload_len`
+///   bytes, inside that data: a whole IPv4 header (`ip_len` >= 20) or the
+///   fixed IPv6 header (`ip_len` == 40, `v6`), and the UDP header whose
+///   length field is `UDP_HLEN + payload_len`, followed by its payload.
+pub(crate) struct RxDatagram {
+    skb: NonNull<sys::sk_buff>,
+    dev: NetDevRef,
+    ip: *const u8,
+    ip_len: usize,
+    udp: *const u8,
+    payload_len: usize,
+    v6: bool,
+}
+
+// SAFETY: the buffer is owned and only read, and a received `sk_buff` may be
+// freed from any context; `NetDevRef` is `Send`.
+unsafe impl Send for RxDatagram {}
+// SAFETY: `&RxDatagram` only reads the buffer's bytes.
+unsafe impl Sync for RxDatagram {}
+
+impl RxDatagram {
+    /// Takes over a datagram handed to an `encap_rcv` hook; `None` (and the
+    /// buffer freed) if it is malformed or cannot be linearized.
+    ///
+    /// # Safety
+    ///
+    /// `skb` must be a valid received UDP datagram whose data starts at the
+    /// UDP header, whose reference the caller gives away, and whose `dev` is
+    /// valid for the duration of the call (as in the UDP receive path).
+    unsafe fn from_raw(skb: *mut sys::sk_buff) -> Option<Self> {
+        let mut view = sys::rrxe_skb_rx {
+            net: null(),
+            net_len: 0,
+            data: null(),
+            len: 0,
+            dev: null_mut(),
+        };
+        // SAFETY: the caller gives us a valid skb; `view` is writable.
+        let parsed = if unsafe { sys::rrxe_skb_rx_view(skb, &mut view) } == 0 {
+            // SAFETY: `rrxe_skb_rx_view` succeeded, so `view` describes bytes
+            // of the now linear buffer, which we own and nobody writes.
+            unsafe { Self::parse(&view) }
+        } else {
+            None
+        };
+        let Some((ip_len, v6, payload_len)) = parsed else {
+            // SAFETY: we own the buffer and drop it.
+            unsafe { sys::rrxe_skb_free(skb) };
+            return None;
+        };
+        // SAFETY: `view.dev` is the non-null `skb->dev`, valid during the call.
+        let dev = NetDevRef::new(unsafe { NetDev::from_raw(view.dev) });
+        // INVARIANT: `parse` checked the header bounds within the buffer.
+        Some(Self {
+            // SAFETY: `skb` is valid, hence not null.
+            skb: unsafe { NonNull::new_unchecked(skb) },
+            dev,
+            ip: view.net,
+            ip_len,
+            udp: view.data,
+            payload_len,
+            v6,
+        })
+    }
+
+    /// Checks the IP and UDP headers described by `view`; returns the IP
+    /// header's length, whether it is IPv6, and the UDP payload's length.
+    ///
+    /// # Safety
+    ///
+    /// `view` must describe readable bytes: `net_len` at `net`, `len` at `data`.
+    unsafe fn parse(view: &sys::rrxe_skb_rx) -> Option<(usize, bool, usize)> {
+        // SAFETY: guaranteed by the caller.
+        let net = unsafe { core::slice::from_raw_parts(view.net, view.net_len as usize) };
+        // SAFETY: guaranteed by the caller.
+        let data = unsafe { core::slice::from_raw_parts(view.data, view.len as usize) };
+
+        let first = *net.first()?;
+        let (ip_len, v6) = match first >> 4 {
+            4 => (usize::from(first & 0xf) * 4, false),
+            6 => (IPV6_HLEN, true),
+            _ => return None,
+        };
+        if ip_len < IPV4_HLEN || ip_len > net.len() {
+            return None;
+        }
+        let ulen: [u8; 2] = data.get(4..6)?.try_into().ok()?;
+        let ulen = usize::from(u16::from_be_bytes(ulen));
+        if ulen < UDP_HLEN || ulen > data.len() {
+            return None;
+        }
+        Some((ip_len, v6, ulen - UDP_HLEN))
+    }
+
+    /// The device the datagram arrived on (`skb->dev`).
+    pub(crate) fn netdev(&self) -> &NetDev {
+        &self.dev
+    }
+
+    /// The whole IPv4 header (options included) or the fixed 40-byte IPv6
+    /// header.
+    pub(crate) fn ip_header(&self) -> &[u8] {
+        // SAFETY: by the type invariants `ip_len` bytes at `ip` are readable
+        // while `self` lives.
+        unsafe { core::slice::from_raw_parts(self.ip, self.ip_len) }
+    }
+
+    /// The UDP header.
+    pub(crate) fn udp_header(&self) -> &[u8; UDP_HLEN] {
+        // SAFETY: by the type invariants the UDP header's bytes are readable
+        // while `self` lives; `[u8; N]` has alignment 1.
+        unsafe { &*self.udp.cast::<[u8; UDP_HLEN]>() }
+    }
+
+    /// The UDP payload: exactly the UDP length minus the header.
+    pub(crate) fn payload(&self) -> &[u8] {
+        // SAFETY: by the type invariants `payload_len` bytes follow the UDP
+        // header and are readable while `self` lives.
+        unsafe { core::slice::from_raw_parts(self.udp.add(UDP_HLEN), self.payload_len) }
+    }
+
+    /// Whether the datagram came over IPv6.
+    pub(crate) fn is_v6(&self) -> bool {
+        self.v6
+    }
+
+    /// An address of the IP header, at `v4_at` (IPv4) or `v6_at` (IPv6).
+    fn addr(&self, v4_at: usize, v6_at: usize) -> IpAddr {
+        let ip = self.ip_header();
+        if self.v6 {
+            let mut a = IpAddr::default();
+            if let Some(bytes) = ip.get(v6_at..v6_at + 16) {
+                a.0.copy_from_slice(bytes);
+            }
+            a
+        } else {
+            let mut a = [0u8; 4];
+            if let Some(bytes) = ip.get(v4_at..v4_at + 4) {
+                a.copy_from_slice(bytes);
+            }
+            IpAddr::from_v4(a)
+        }
+    }
+
+    /// The source address (IPv4-mapped for IPv4).
+    pub(crate) fn src(&self) -> IpAddr {
+        self.addr(12, 8)
+    }
+
+    /// The destination address (IPv4-mapped for IPv4).
+    pub(crate) fn dst(&self) -> IpAddr {
+        self.addr(16, 24)
+    }
+
+    /// The UDP source port.
+    pub(crate) fn src_port(&self) -> u16 {
+        let h = self.udp_header();
+        u16::from_be_bytes([h[0], h[1]])
+    }
+
+    /// The UDP destination port.
+    pub(crate) fn dst_port(&self) -> u16 {
+        let h = self.udp_header();
+        u16::from_be_bytes([h[2], h[3]])
+    }
+}
+
+impl Drop for RxDatagram {
+    fn drop(&mut self) {
+        // SAFETY: by the type invariants we own a reference on the buffer.
+        unsafe { sys::rrxe_skb_consume(self.skb.as_ptr()) };
+    }
+}
+
+/// The handler as stored in `sk_user_data`, whose three low bits are flags:
+/// the alignment keeps them clear.
+#[repr(align(8))]
+struct Slot<T>(T);
+
+/// A kernel UDP tunnel socket bound to a port in a network namespace.
+///
+/// # Invariants
+///
+/// - `sk` is an open tunnel socket that this object releases on drop; its
+///   `sk_user_data` is `slot` until then.
+/// - `slot` comes from `KBox::into_raw` and is freed on drop, after the
+///   socket is released and an RCU grace period has passed.
+pub(crate) struct UdpTunnel<T: TunnelRecv> {
+    sk: NonNull<sys::sock>,
+    slot: NonNull<Slot<T>>,
+}
+
+// SAFETY: the socket may be released from any thread, and `T: Send + Sync`.
+unsafe impl<T: TunnelRecv> Send for UdpTunnel<T> {}
+// SAFETY: `&UdpTunnel` only gives `&T`, and `T: Sync`.
+unsafe impl<T: TunnelRecv> Sync for UdpTunnel<T> {}
+
+impl<T: TunnelRecv> UdpTunnel<T> {
+    /// Opens the socket in `net` (IPv4 `INADDR_ANY`, or IPv6 `in6addr_any`
+    /// with v6only) on `port`; its datagrams go to `handler.recv`. IPv6
+    /// datagrams with a zero UDP checksum are accepted (RoCEv2 sends none).
+    /// `EADDRINUSE` when the port is taken in that namespace. Sleeps.
+    ///
+    /// # Safety
+    ///
+    /// Kernel sockets hold no reference on their namespace: the tunnel must
+    /// be dropped before `net` is dismantled, at the latest from a pernet
+    /// `pre_exit` or `exit` hook for `net`.
+    pub(crate) unsafe fn open(net: &Net, v6: bool, port: u16, handler: T) -> Result<Self> {
+        let slot = KBox::into_raw(KBox::new(Slot(handler), GFP_KERNEL)?);
+        let mut sk = null_mut();
+        // SAFETY: `net` is valid; `encap_recv::<T>` may be the hook of a
+        // socket whose user data is a `Slot<T>`, which `slot` is, and stays
+        // until `drop` (the caller keeps `net` alive that long).
+        let ret = unsafe {
+            sys::rrxe_udp_tunnel_open(
+                net.as_raw(),
+                v6,
+                port,
+                Some(encap_recv::<T>),
+                slot.cast(),
+                &mut sk,
+            )
+        };
+        let opened = to_result(ret).and_then(|()| NonNull::new(sk).ok_or(EINVAL));
+        match opened {
+            // INVARIANT: the socket is open with `slot` as its user data.
+            Ok(sk) => Ok(Self {
+                sk,
+                // SAFETY: `KBox::into_raw` never returns null.
+                slot: unsafe { NonNull::new_unchecked(slot) },
+            }),
+            Err(e) => {
+                // SAFETY: no socket was set up, so nothing else refers to `slot`.
+                drop(unsafe { KBox::from_raw(slot) });
+                Err(e)
+            }
+        }
+    }
+
+    /// The handler datagrams go to.
+    pub(crate) fn handler(&self) -> &T {
+        // SAFETY: by the type invariants `slot` is alive until drop.
+        unsafe { &self.slot.as_ref().0 }
+    }
+}
+
+impl<T: TunnelRecv> Drop for UdpTunnel<T> {
+    /// Releases the socket, waits for receivers that may still see the
+    /// handler (they run under RCU), then drops it. Sleeps.
+    fn drop(&mut self) {
+        // SAFETY: by the type invariants the socket is open and ours; this
+        // clears its user data and closes it.
+        unsafe { sys::udp_tunnel_sock_release(self.sk.as_ptr()) };
+        rcu::synchronize_rcu();
+        // SAFETY: no receiver can reach `slot` any more: the socket's user
+        // data was cleared and every RCU reader that could have read it is
+        // done. It came from `KBox::into_raw`.
+        drop(unsafe { KBox::from_raw(self.slot.as_ptr()) });
+    }
+}
+
+/// The socket's `encap_rcv` hook: takes every datagram sent to the port.
+/// Always returns 0 (consumed).
+///
+/// # Safety
+///
+/// Called by the UDP stack, in an RCU read-side section, with a tunnel socket
+/// whose user data is a `Slot<T>` or null, and a datagram it hands over.
+unsafe extern "C" fn encap_recv<T: TunnelRecv>(
+    sk: *mut sys::sock,
+    skb: *mut sys::sk_buff,
+) -> c_int {
+    // SAFETY: `sk` is valid and we are under RCU.
+    let slot = unsafe { sys::rrxe_sk_user_data(sk) }.cast::<Slot<T>>();
+    if slot.is_null() {
+        // The tunnel is closing.
+        // SAFETY: the datagram is ours.
+        unsafe { sys::rrxe_skb_free(skb) };
+        return 0;
+    }
+    // SAFETY: the UDP stack hands over a valid datagram with a valid device.
+    if let Some(pkt) = unsafe { RxDatagram::from_raw(skb) } {
+        // SAFETY: a non-null user data is the live `Slot<T>` of an open
+        // tunnel, which is not freed before the RCU section we are in ends.
+        unsafe { &(*slot).0 }.recv(pkt);
+    }
+    0
+}

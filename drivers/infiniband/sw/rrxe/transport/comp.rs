@@ -1,0 +1,402 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The completer: matches ACKs, NAKs, READ responses and atomic ACKs to
+//! the requester's flights, completes WQEs in order, and decides on
+//! retransmission (sequence NAKs, timeouts) and RNR waits.
+//!
+//! A response for PSN `p` implies the responder received everything
+//! before `p`: SENDs and WRITEs before it are done; a READ or atomic
+//! before it whose response never came must be asked again.
+
+use crate::{
+    dev::counters::Counter,
+    logic::{
+        flow::backed_off,
+        qp_state::QpState,
+        qp_state::QpType,
+        segment::{packet_count, packet_span},
+        wc::{WcError, WcOpcode, WcStatus},
+        wqe,
+    },
+    mem::copy,
+    proto::{
+        headers::{NakCode, Syndrome},
+        opcode::OpClass,
+        packet::Packet,
+        psn::Psn,
+    },
+    queues::cq::Completion,
+    queues::queue::SharedQueue,
+    transport::qp::{Notify, QpInner, QpState_},
+    transport::req::FlightOp,
+};
+
+/// Retry counts of 7 mean "retry forever" (IBA).
+const RETRY_FOREVER: u8 = 7;
+
+/// Handles a response packet for this RC QP (the caller checked the QP
+/// type, the state and the peer).
+pub(crate) fn on_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
+    let psn = pkt.headers.bth.psn;
+    // Ignore responses to PSNs never sent or long acknowledged.
+    let oldest = st.req.oldest_unacked();
+    if !psn.in_window(oldest.sub(1), oldest.distance(st.req.psn) + 1) {
+        return;
+    }
+    match pkt.info().class() {
+        OpClass::ReadResponse => on_read_response(qp, st, sq, pkt),
+        OpClass::AtomicAck => on_atomic_ack(qp, st, sq, pkt),
+        _ => {
+            let Some(aeth) = pkt.headers.aeth else {
+                return;
+            };
+            // A NAK names the first PSN the responder lacks: one before
+            // the oldest unacknowledged PSN is stale (a duplicate, or
+            // overtaken by the retry it asked for).
+            let nak = !matches!(aeth.syndrome, Syndrome::Ack { .. });
+            if nak && psn == oldest.sub(1) {
+                return;
+            }
+            on_ack(qp, st, psn, aeth.syndrome);
+        }
+    }
+}
+
+/// Everything before `psn` was received by the responder: SENDs and
+/// WRITEs there are done. Returns `false` if a READ or atomic there lost
+/// (part of) its response; it is asked again from its first missing
+/// response, once until something moves, so that a burst of later
+/// responses (reordered, or replies to the retry itself) does not start a
+/// retry each.
+fn acked_before(qp: &QpInner, st: &mut QpState_, psn: Psn) -> bool {
+    let mut progress = false;
+    // The caller checked `psn` is no later than the next PSN to send.
+    let mut upto = psn;
+    let mut complete = true;
+    for i in 0..st.req.flights.len() {
+        let Some(f) = st.req.flights.get_mut(i) else {
+            break;
+        };
+        if f.done || f.op == FlightOp::Local {
+            continue;
+        }
+        if !f.last_psn().is_before(psn) {
+            break;
+        }
+        if f.op == FlightOp::SendWrite {
+            f.done = true;
+            f.status = WcStatus::Success;
+            progress = true;
+        } else {
+            upto = f.first_psn.add(f.read_next);
+            complete = false;
+            break;
+        }
+    }
+    if st.req.acked.is_before(upto) {
+        st.req.acked = upto;
+        progress = true;
+    }
+    note_progress(st, progress);
+    if !complete && !st.req.retry_started {
+        retry(qp, st, upto);
+    }
+    complete
+}
+
+/// Forward progress resets the retry budgets (the RNR one too, as rxe
+/// does: `rnr_retry` bounds the RNR NAKs in a row, not in the QP's life)
+/// and the timeout clock.
+fn note_progress(st: &mut QpState_, progress: bool) {
+    if progress {
+        st.req.window.acked();
+        st.req.timeouts = 0;
+        st.req.retry_started = false;
+        st.req.retry_left = st.attr.get().retry_cnt;
+        st.req.rnr_left = st.attr.get().rnr_retry;
+        st.req.progress = crate::ffi::rt::jiffies();
+    }
+}
+
+fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
+    match syndrome {
+        Syndrome::Ack { .. } => {
+            acked_before(qp, st, psn.next());
+        }
+        Syndrome::RnrNak { timer } => {
+            if !acked_before(qp, st, psn) {
+                return;
+            }
+            qp.dev.counters.add(Counter::RcvdRnrErr, 1);
+            if st.req.rnr_left == 0 {
+                qp.dev.counters.add(Counter::RetryRnrExceededErr, 1);
+                fail_at(st, psn, WcError::RnrRetryExc);
+                return;
+            }
+            if st.req.rnr_left != RETRY_FOREVER {
+                st.req.rnr_left -= 1;
+            }
+            st.req.rewind(psn);
+            st.req.rnr_wait = true;
+            st.rnr_delay_us = Some(crate::proto::headers::rnr_timeout_usecs(timer));
+        }
+        Syndrome::Nak(NakCode::PsnSequenceError) => {
+            if !acked_before(qp, st, psn) {
+                return;
+            }
+            qp.dev.counters.add(Counter::RcvdSeqErr, 1);
+            // Progress above cleared `retry_started`; without it this NAK
+            // names the gap the running retry already fills.
+            if !st.req.retry_started {
+                retry(qp, st, psn);
+            }
+        }
+        Syndrome::Nak(code) => {
+            if !acked_before(qp, st, psn) {
+                return;
+            }
+            let e = match code {
+                NakCode::InvalidRequest => WcError::RemInvReq,
+                NakCode::RemoteAccessError => WcError::RemAccess,
+                NakCode::RemoteOperationalError => WcError::RemOp,
+                _ => WcError::BadResp,
+            };
+            fail_at(st, psn, e);
+        }
+        Syndrome::Reserved(_) => {}
+    }
+}
+
+/// Retransmits from `psn` if the retry budget allows, else fails the
+/// flight with `RETRY_EXC_ERR`.
+pub(crate) fn retry(qp: &QpInner, st: &mut QpState_, psn: Psn) {
+    if st.req.retry_left == 0 {
+        qp.dev.counters.add(Counter::RetryExceededErr, 1);
+        fail_at(st, psn, WcError::RetryExc);
+        return;
+    }
+    if st.req.retry_left != RETRY_FOREVER {
+        st.req.retry_left -= 1;
+    }
+    qp.dev.counters.add(Counter::CompleterRetryErr, 1);
+    st.req.progress = crate::ffi::rt::jiffies();
+    st.req.retry_started = true;
+    st.req.rewind(psn);
+}
+
+/// Fails the flight holding `psn` (or the oldest outstanding one).
+fn fail_at(st: &mut QpState_, psn: Psn, e: WcError) {
+    let i = st.req.flights.find(psn).unwrap_or(0);
+    crate::transport::req::fail_flight(st, i, e);
+}
+
+/// The index of the oldest flight still waiting for the peer.
+fn oldest_pending(st: &QpState_) -> Option<usize> {
+    (0..st.req.flights.len()).find(|&i| {
+        st.req
+            .flights
+            .get(i)
+            .is_some_and(|f| !f.done && f.op != FlightOp::Local)
+    })
+}
+
+fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
+    let psn = pkt.headers.bth.psn;
+    let Some(i) = st.req.flights.find(psn) else {
+        return;
+    };
+    let Some(f) = st.req.flights.get(i).copied() else {
+        return;
+    };
+    if f.done {
+        return;
+    }
+    if f.op != FlightOp::Read {
+        // FLUSH and ATOMIC WRITE are answered by an empty READ response
+        // (C rxe): it acknowledges them.
+        if is_empty_read_ack(&f, pkt) {
+            if let Some(aeth) = pkt.headers.aeth {
+                on_ack(qp, st, psn, aeth.syndrome);
+            }
+        }
+        return;
+    }
+    if !acked_before(qp, st, f.first_psn) {
+        return;
+    }
+    // Only the next packet in order is taken. A gap (a response lost or
+    // overtaken) asks for the rest of the READ at once, as C rxe does,
+    // once until the READ moves on; a duplicate is dropped.
+    let index = f.first_psn.distance(psn);
+    if index != f.read_next {
+        if index > f.read_next && !st.req.retry_started {
+            qp.dev.counters.add(Counter::RcvdSeqErr, 1);
+            retry(qp, st, f.first_psn.add(f.read_next));
+        }
+        return;
+    }
+    // After a READ was asked again for its rest, the responder numbers
+    // the rest as a new READ (first, middle, last), so only the place and
+    // the length of each response are checked, not its position opcode.
+    let count = packet_count(f.length, st.mtu);
+    if pkt.info().is_last() != (index + 1 == count) {
+        return;
+    }
+    let Some((offset, len)) = packet_span(f.length, st.mtu, index) else {
+        return;
+    };
+    if pkt.payload.len() != len as usize {
+        fail_at(st, psn, WcError::BadResp);
+        return;
+    }
+    if !place_in_wqe(qp, st, sq, i, psn, offset, pkt.payload) {
+        return;
+    }
+    note_progress(st, true);
+    if let Some(f) = st.req.flights.get_mut(i) {
+        f.read_next += 1;
+        if f.read_next >= count {
+            f.done = true;
+            f.status = WcStatus::Success;
+            st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
+        }
+    }
+}
+
+/// Copies `data`, an answer to flight `i` (READ response bytes, an
+/// atomic's original value), to byte `offset` of its WQE's buffers.
+/// Returns whether it was placed: not if the WQE is no longer in the SQ,
+/// nor if it cannot take the bytes, which fails the flight holding `psn`.
+fn place_in_wqe(
+    qp: &QpInner,
+    st: &mut QpState_,
+    sq: &SharedQueue,
+    i: usize,
+    psn: Psn,
+    offset: u32,
+    data: &[u8],
+) -> bool {
+    if !sq.peek_nth(i as u32, &mut st.req.slot) {
+        return false;
+    }
+    let placed = match wqe::decode_send(
+        &st.req.slot,
+        QpType::Rc,
+        qp.cap.max_send_sge,
+        qp.cap.max_inline_data,
+    ) {
+        Ok(w) => match &w.payload {
+            wqe::Payload::Sges(sges) => {
+                copy::scatter(&qp.dev.mrs, qp.pd, sges, offset, data).map_err(WcError::from)
+            }
+            wqe::Payload::Inline(_) => Err(WcError::LocQpOp),
+        },
+        Err(_) => Err(WcError::LocQpOp),
+    };
+    match placed {
+        Ok(()) => true,
+        Err(e) => {
+            fail_at(st, psn, e);
+            false
+        }
+    }
+}
+
+/// Whether `pkt`, a READ response to the flight `f`, is the answer C rxe
+/// gives to a FLUSH or an ATOMIC WRITE: a lone response without payload.
+fn is_empty_read_ack(f: &crate::transport::req::Flight, pkt: &Packet<'_>) -> bool {
+    matches!(f.wc_opcode, WcOpcode::Flush | WcOpcode::AtomicWrite)
+        && pkt.info().is_first()
+        && pkt.info().is_last()
+        && pkt.payload.is_empty()
+}
+
+fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
+    let psn = pkt.headers.bth.psn;
+    let (Some(i), Some(ack)) = (st.req.flights.find(psn), pkt.headers.atomic_ack_eth) else {
+        return;
+    };
+    match st.req.flights.get(i) {
+        Some(f) if f.op == FlightOp::Atomic && !f.done => {}
+        _ => return,
+    }
+    if !acked_before(qp, st, psn) {
+        return;
+    }
+    // The original value lands in host byte order, as on any HCA.
+    if !place_in_wqe(qp, st, sq, i, psn, 0, &ack.orig.to_ne_bytes()) {
+        return;
+    }
+    note_progress(st, true);
+    if let Some(f) = st.req.flights.get_mut(i) {
+        f.done = true;
+        f.status = WcStatus::Success;
+        st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
+    }
+}
+
+/// The retransmit timer fired: if nothing moved for a whole timeout,
+/// retransmit from the oldest unacknowledged PSN. Returns the jiffies to
+/// wait before checking again, if the timer should stay armed.
+pub(crate) fn timeout(qp: &QpInner, st: &mut QpState_) -> Option<u64> {
+    let base = st.timeout_jiffies?;
+    let period = backed_off(base, st.req.timeouts);
+    if st.state.raw() < QpState::Rts.raw() || !st.req.awaiting_peer() {
+        return None;
+    }
+    let now = crate::ffi::rt::jiffies();
+    let due = st.req.progress.wrapping_add(period);
+    if (now.wrapping_sub(due) as i64) < 0 {
+        return Some(due.wrapping_sub(now));
+    }
+    if oldest_pending(st).is_some() {
+        let psn = st.req.oldest_unacked();
+        retry(qp, st, psn);
+        // The responder may be swamped rather than the packets lost: send
+        // a little and wait longer (see `SendWindow`).
+        st.req.window.timed_out();
+        st.req.timeouts = st.req.timeouts.saturating_add(1);
+    }
+    Some(backed_off(base, st.req.timeouts))
+}
+
+/// Pops the completed flights at the head of the SQ and reports them.
+/// An error completion takes the QP to the error state.
+pub(crate) fn complete_done(
+    qp: &QpInner,
+    st: &mut QpState_,
+    sq: &mut SharedQueue,
+    notify: &mut Notify,
+) {
+    while let Some(f) = st.req.flights.get(0).copied() {
+        if !f.done {
+            break;
+        }
+        st.req.flights.pop();
+        st.req.cursor = st.req.cursor.saturating_sub(1);
+        sq.pop();
+        let failed = f.status != WcStatus::Success;
+        if !failed && f.wc_opcode == WcOpcode::Send {
+            qp.dev.counters.add(Counter::RdmaSends, 1);
+        }
+        if f.signaled || failed {
+            let c = Completion {
+                wr_id: f.wr_id,
+                status: f.status,
+                opcode: f.wc_opcode,
+                byte_len: f.length,
+                qp_num: qp.qpn,
+                ..Default::default()
+            };
+            notify.send |= qp.send_cq.post_quiet(&c, qp.handle).unwrap_or(false);
+        }
+        if failed {
+            st.enter_error = true;
+            break;
+        }
+    }
+    if st.sqd() && st.sq_draining && st.req.flights.is_empty() {
+        st.sq_draining = false;
+        st.sqd_event = true;
+    }
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Building RoCEv2 packets into socket buffers and sending them.
+//!
+//! A packet is built (headers, payload copied from memory) while the QP's
+//! lock is held, collected in an [`Outbox`], and sent once the lock is
+//! dropped. The IP and UDP headers, and so the ICRC that covers them, are
+//! only known once the IP stack has routed the packet, so the ICRC is
+//! sealed by [`send_udp`]'s callback.
+
+use crate::{
+    dev::counters::{Counter, Counters},
+    ffi::net::{send_udp, NetDev, SkBuff, SkbOwner, UdpTx},
+    proto::{
+        icrc::{self, IpHeader},
+        packet::{pad_len, Headers, ICRC_LEN},
+    },
+    transport::path::Path,
+};
+use kernel::{prelude::*, sync::Arc};
+
+/// The RoCEv2 UDP port.
+pub(crate) const ROCE_PORT: u16 = 4791;
+
+/// A packet ready to be sent, but for its ICRC.
+pub(crate) struct TxPacket {
+    skb: SkBuff,
+    tx: UdpTx,
+}
+
+/// Why a packet could not be built.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum BuildError<E> {
+    /// No memory for the buffer, or the headers did not fit.
+    NoBuffer,
+    /// The payload could not be gathered.
+    Payload(E),
+}
+
+/// Builds a packet with `hdrs` and `payload_len` bytes of payload, which
+/// `fill` writes, to go from `sport` along `path`.
+pub(crate) fn build<E>(
+    ndev: &NetDev,
+    path: &Path,
+    sport: u16,
+    mut hdrs: Headers,
+    payload_len: usize,
+    fill: impl FnOnce(&mut [u8]) -> Result<(), E>,
+) -> Result<TxPacket, BuildError<E>> {
+    let pad = pad_len(payload_len);
+    hdrs.bth.pad = pad;
+    let info = hdrs.check().map_err(|_| BuildError::NoBuffer)?;
+    let total = info
+        .header_len()
+        .checked_add(payload_len)
+        .and_then(|n| n.checked_add(usize::from(pad) + ICRC_LEN))
+        .ok_or(BuildError::NoBuffer)?;
+    let mut skb =
+        SkBuff::alloc_udp(ndev, !path.dst.is_v4(), total).map_err(|_| BuildError::NoBuffer)?;
+    let buf = skb.payload_mut();
+    let hlen = hdrs.build(buf).map_err(|_| BuildError::NoBuffer)?;
+    let body = buf
+        .get_mut(hlen..hlen + payload_len)
+        .ok_or(BuildError::NoBuffer)?;
+    fill(body).map_err(BuildError::Payload)?;
+    Ok(TxPacket {
+        skb,
+        tx: UdpTx {
+            src: path.src,
+            dst: path.dst,
+            sport,
+            dport: ROCE_PORT,
+            tos: path.tos,
+            ttl: path.ttl,
+            flow_label: path.flow_label,
+        },
+    })
+}
+
+/// Writes the ICRC into the last four bytes of `ib`, computed over the
+/// final IP and UDP headers.
+fn seal(ip: &[u8], udp: &[u8; 8], ib: &mut [u8]) {
+    let Some(body_len) = ib.len().checked_sub(ICRC_LEN) else {
+        return;
+    };
+    let (body, crc) = ib.split_at_mut(body_len);
+    let Ok(ip) = IpHeader::from_slice(ip) else {
+        return;
+    };
+    if let Ok(value) = icrc::icrc(ip, udp, body) {
+        crc.copy_from_slice(&icrc::to_wire(value));
+    }
+}
+
+impl TxPacket {
+    /// Sends the packet from `ndev`, counting it, charged to `owner` until
+    /// the IP stack frees it.
+    pub(crate) fn send<T: SkbOwner>(mut self, ndev: &NetDev, counters: &Counters, owner: &Arc<T>) {
+        let len = self.skb.payload().len() as u64;
+        owner.skb_account().charge(owner, &mut self.skb);
+        match send_udp(ndev, self.skb, &self.tx, seal) {
+            Ok(()) => {
+                counters.add(Counter::SentPkts, 1);
+                counters.add(Counter::SentBytes, len);
+            }
+            Err(_) => counters.add(Counter::SendErr, 1),
+        }
+    }
+}
+
+/// How many packets one pass under a QP's lock builds at most.
+pub(crate) const OUTBOX_LEN: usize = 16;
+
+/// Packets built under a lock, to send after it is dropped.
+pub(crate) struct Outbox {
+    pkts: [Option<TxPacket>; OUTBOX_LEN],
+    len: usize,
+}
+
+impl Outbox {
+    /// An empty outbox.
+    pub(crate) const fn new() -> Self {
+        Self {
+            pkts: [const { None }; OUTBOX_LEN],
+            len: 0,
+        }
+    }
+
+    /// Whether another packet fits.
+    pub(crate) fn has_room(&self) -> bool {
+        self.len < OUTBOX_LEN
+    }
+
+    /// Adds a packet; a full outbox drops it (callers check `has_room`).
+    pub(crate) fn push(&mut self, pkt: TxPacket) {
+        if let Some(slot) = self.pkts.get_mut(self.len) {
+            *slot = Some(pkt);
+            self.len += 1;
+        }
+    }
+
+    /// Sends everything, in order, charged to `owner`.
+    pub(crate) fn flush<T: SkbOwner>(
+        &mut self,
+        ndev: &NetDev,
+        counters: &Counters,
+        owner: &Arc<T>,
+    ) {
+        for slot in self.pkts.iter_mut().take(self.len) {
+            if let Some(pkt) = slot.take() {
+                pkt.send(ndev, counters, owner);
+            }
+        }
+        self.len = 0;
+    }
+}
