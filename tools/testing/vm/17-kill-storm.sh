@@ -93,14 +93,19 @@ kverbs_cycle() {
 		"$n" "$pause" "$said" "$(echo "$t1 - $t0" | bc)"
 }
 
-# stuck_stacks N PID...: the kernel stacks of the PIDs' children (the tools
-# under `timeout`), one comment line per thread.
+# stuck_stacks N PID...: what the PIDs (the `timeout` wrappers) and their
+# children (the tools) are doing: state, wait channel and kernel stack of
+# every thread, one comment line each.
 stuck_stacks() {
-	local n=$1 p t
+	local n=$1 p t pids
 	shift
-	for p in $(pgrep -P "$(echo "$@" | tr ' ' ',')"); do
+	pids=$(echo "$@" $(pgrep -P "$(echo "$@" | tr ' ' ',')") | tr ' ' '\n' | sort -un)
+	for p in $pids; do
 		for t in /proc/"$p"/task/*; do
-			echo "# cycle $n: pid $p ($(cat /proc/"$p"/comm 2>/dev/null)) task ${t##*/} still exiting after 10 s:" \
+			[ -d "$t" ] || continue
+			echo "# cycle $n: pid $p ($(cat /proc/"$p"/comm 2>/dev/null)) task ${t##*/}" \
+				"state $(awk '{ print $3 }' "$t/stat" 2>/dev/null)" \
+				"wchan $(cat "$t/wchan" 2>/dev/null) still there after 10 s:" \
 				"$(awk '{ print $2 }' "$t/stack" 2>/dev/null | head -12 | paste -sd ' ')"
 		done
 	done
