@@ -92,7 +92,6 @@ impl NetDev {
     }
 
     /// The interface index.
-    #[allow(dead_code)] // Used by the data path to come.
     pub(crate) fn ifindex(&self) -> i32 {
         // SAFETY: `self` is valid by the type invariant.
         unsafe { sys::rrxe_netdev_ifindex(self.as_raw()) }

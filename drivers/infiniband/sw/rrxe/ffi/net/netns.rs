@@ -26,20 +26,21 @@ impl Net {
     }
 
     /// The initial network namespace, which lives as long as the kernel.
-    #[allow(dead_code)] // Used by the data path to come.
+    // Only the KUnit tests need it so far.
+    #[cfg_attr(not(CONFIG_KUNIT), expect(dead_code))]
     pub(crate) fn init() -> &'static Net {
         // SAFETY: `init_net` is a static that is never freed.
         unsafe { Net::from_raw(sys::rrxe_init_net()) }
     }
 
     /// The raw pointer, for the FFI layer.
-    #[allow(dead_code)] // Used by the data path to come.
     pub(crate) fn as_raw(&self) -> *mut sys::net {
         self.0.get()
     }
 
     /// The namespace's loopback device (`lo`).
-    #[allow(dead_code)] // Used by the data path to come.
+    // Only the KUnit tests need it so far.
+    #[cfg_attr(not(CONFIG_KUNIT), expect(dead_code))]
     pub(crate) fn loopback(&self) -> &super::NetDev {
         // SAFETY: `self` is valid; the loopback device is the last device of
         // a namespace to go, when the namespace itself is dismantled.
