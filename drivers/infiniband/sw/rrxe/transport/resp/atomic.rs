@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Atomics (compare-and-swap, fetch-and-add) on local memory.
+//!
+//! The target must be an aligned 8 bytes the MR table grants remote atomic
+//! access to; the value found is kept in a responder resource, so that a
+//! duplicate gets the same answer without executing the atomic again.
+
+use super::Resource;
+use crate::{
+    ffi::ib::AtomicOp,
+    logic::mr::REMOTE_ATOMIC,
+    mem::mw::resolve_rkey,
+    proto::{headers::NakCode, opcode::Opcode, packet::Packet},
+    transport::qp::{QpInner, QpState_},
+};
+
+/// Executes an atomic; returns the value found.
+pub(super) fn atomic(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<u64, NakCode> {
+    let a = pkt.headers.atomic_eth.ok_or(NakCode::InvalidRequest)?;
+    if st.attr.get().qp_access_flags as u32 & REMOTE_ATOMIC == 0 {
+        return Err(NakCode::RemoteAccessError);
+    }
+    if a.va % 8 != 0 {
+        return Err(NakCode::InvalidRequest);
+    }
+    let (mr, at) =
+        resolve_rkey(qp, a.rkey, a.va, 8, REMOTE_ATOMIC).map_err(|_| NakCode::RemoteAccessError)?;
+    let op = if pkt.opcode() == Opcode::RcCompareSwap {
+        AtomicOp::CmpSwap {
+            compare: a.compare,
+            swap: a.swap_add,
+        }
+    } else {
+        AtomicOp::FetchAdd(a.swap_add)
+    };
+    let orig = mr
+        .atomic_at(at, op)
+        .map_err(|_| NakCode::RemoteOperationalError)?;
+    let depth = usize::from(st.attr.get().max_dest_rd_atomic);
+    st.resp.add_resource(
+        Resource::Atomic {
+            psn: pkt.headers.bth.psn,
+            orig,
+            pending: st.reads_pending,
+        },
+        depth,
+    );
+    Ok(orig)
+}

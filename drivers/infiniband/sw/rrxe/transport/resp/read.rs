@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! READ requests and the responses that leave in order behind them.
+//!
+//! A READ is checked (access, the MR table for its whole range) and
+//! recorded as a responder resource; its responses are built later, while
+//! the outbox has room, each read through the MR table again (a region
+//! gone under the READ ends it). Answers that must not overtake a READ
+//! response (atomic ACKs, the empty READ responses of FLUSH and ATOMIC
+//! WRITE, a deferred ACK or NAK) wait in the resources or in
+//! `RespState::deferred` and are sent here, oldest first.
+
+use super::{
+    ack::{emit_ack, emit_atomic_ack, emit_empty_read, response_bth},
+    Resource,
+};
+use crate::{
+    ffi::net::NetDev,
+    logic::{
+        mr::REMOTE_READ,
+        resp::ReadReq,
+        segment::{packet_span, position, read_response_opcode},
+    },
+    mem::mw::resolve_rkey,
+    proto::{
+        headers::{Aeth, NakCode},
+        opcode::ExtHeader,
+        packet::{Headers, Packet},
+    },
+    transport::path::Path,
+    transport::qp::{QpInner, QpState_},
+    transport::xmit::{self, Outbox},
+};
+
+/// Checks a READ request and records it; returns its response count.
+pub(super) fn start_read(
+    qp: &QpInner,
+    st: &mut QpState_,
+    pkt: &Packet<'_>,
+) -> Result<u32, NakCode> {
+    let reth = pkt.headers.reth.ok_or(NakCode::InvalidRequest)?;
+    if st.attr.get().qp_access_flags as u32 & REMOTE_READ == 0 {
+        return Err(NakCode::RemoteAccessError);
+    }
+    if reth.len > 0 {
+        resolve_rkey(qp, reth.rkey, reth.va, u64::from(reth.len), REMOTE_READ)
+            .map_err(|_| NakCode::RemoteAccessError)?;
+    }
+    let req = ReadReq::new(reth, pkt.headers.bth.psn, st.mtu);
+    let depth = usize::from(st.attr.get().max_dest_rd_atomic);
+    st.resp.add_resource(
+        Resource::Read {
+            cur: req,
+            orig: req,
+            next: 0,
+        },
+        depth,
+    );
+    Ok(req.npkts)
+}
+
+/// Sends pending READ responses, oldest resource first, while the outbox
+/// has room. Returns whether some are still pending.
+pub(crate) fn send_read_responses(
+    qp: &QpInner,
+    st: &mut QpState_,
+    ndev: &NetDev,
+    out: &mut Outbox,
+) -> bool {
+    if !st.reads_pending {
+        return false;
+    }
+    let Some(path) = st.path else {
+        return false;
+    };
+    let n = st.resp.res.len();
+    let start = st.resp.res_next.min(n);
+    // Oldest first: from the next slot to fill round to the last filled.
+    for i in Iterator::chain(start..n, 0..start) {
+        if let Some(Resource::Atomic { psn, orig, pending }) = st.resp.res.get_mut(i) {
+            if *pending {
+                if !out.has_room() {
+                    return true;
+                }
+                *pending = false;
+                let (psn, orig) = (*psn, *orig);
+                emit_atomic_ack(st, ndev, out, psn, orig);
+            }
+            continue;
+        }
+        if let Some(Resource::Done { psn, pending }) = st.resp.res.get_mut(i) {
+            if *pending {
+                if !out.has_room() {
+                    return true;
+                }
+                *pending = false;
+                let psn = *psn;
+                emit_empty_read(st, ndev, out, psn);
+            }
+            continue;
+        }
+        if send_read(qp, st, ndev, out, &path, i) {
+            return true;
+        }
+    }
+    if let Some((psn, syndrome)) = st.resp.deferred {
+        if !out.has_room() {
+            return true;
+        }
+        st.resp.deferred = None;
+        emit_ack(st, ndev, out, psn, syndrome);
+    }
+    st.reads_pending = false;
+    false
+}
+
+/// Sends what the outbox has room for of the READ in resource slot `i`.
+/// Returns whether the outbox ran out (some responses are still pending).
+fn send_read(
+    qp: &QpInner,
+    st: &mut QpState_,
+    ndev: &NetDev,
+    out: &mut Outbox,
+    path: &Path,
+    i: usize,
+) -> bool {
+    loop {
+        let Some(Resource::Read { cur, next, .. }) = st.resp.res.get(i).copied() else {
+            return false;
+        };
+        let ReadReq {
+            rkey,
+            va,
+            len,
+            first_psn,
+            npkts,
+        } = cur;
+        if next >= npkts {
+            return false;
+        }
+        if !out.has_room() {
+            return true;
+        }
+        let Some((offset, plen)) = packet_span(len, st.mtu, next) else {
+            return false;
+        };
+        let pos = position(next, npkts);
+        let psn = first_psn.add(next);
+        let opcode = read_response_opcode(pos);
+        let mut hdrs = Headers::new(response_bth(st, opcode, psn));
+        // First, last and only responses carry an AETH, middle ones not.
+        if opcode.info().has(ExtHeader::Aeth) {
+            hdrs.aeth = Some(Aeth::ack(st.resp.msn));
+        }
+        let built = xmit::build(ndev, path, st.sport, hdrs, plen as usize, |dst| {
+            if dst.is_empty() {
+                return Ok(());
+            }
+            let at_va = va.wrapping_add(u64::from(offset));
+            let (mr, at) =
+                resolve_rkey(qp, rkey, at_va, dst.len() as u64, REMOTE_READ).map_err(|_| ())?;
+            mr.read_at(at, dst).map_err(|_| ())
+        });
+        match built {
+            Ok(p) => out.push(p),
+            // The MR went away under the READ: nothing more to send.
+            Err(xmit::BuildError::Payload(())) => {
+                if let Some(r) = st.resp.res.get_mut(i) {
+                    *r = Resource::Free;
+                }
+                return false;
+            }
+            Err(xmit::BuildError::NoBuffer) => return true,
+        }
+        if let Some(Resource::Read { next, .. }) = st.resp.res.get_mut(i) {
+            *next += 1;
+        }
+    }
+}

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! UC requests: in order or not at all.
+//!
+//! UC has no ACKs and no retries. A packet lost before a message's end
+//! drops the rest of that message; the responder resynchronises on the
+//! next first packet. A packet that breaks the rules, or that cannot be
+//! placed, drops the rest of its message too; nothing is answered.
+
+use super::{
+    place::{check_length, check_sequence, place},
+    InProgress,
+};
+use crate::{
+    logic::resp::dma_len_ok,
+    proto::packet::Packet,
+    queues::queue::SharedQueue,
+    transport::qp::{Notify, QpInner, QpState_},
+};
+
+/// Handles a UC request packet.
+pub(super) fn on_uc(
+    qp: &QpInner,
+    st: &mut QpState_,
+    rq: Option<&mut SharedQueue>,
+    pkt: &Packet<'_>,
+    notify: &mut Notify,
+) {
+    let psn = pkt.headers.bth.psn;
+    let info = pkt.info();
+    if psn != st.resp.psn {
+        // A lost packet: drop the rest of this message; resynchronise on
+        // the next first packet.
+        if !info.is_first() {
+            st.resp.psn = psn.next();
+            st.resp.cur = InProgress::Drop;
+            return;
+        }
+        st.resp.cur = InProgress::None;
+        st.resp.recv_offset = 0;
+    }
+    st.resp.psn = psn.next();
+    if st.resp.cur == InProgress::Drop && !info.is_first() {
+        return;
+    }
+    if check_sequence(st.resp.cur, info).is_err()
+        || check_length(st.mtu, info, pkt.payload.len()).is_err()
+        || pkt.headers.reth.is_some_and(|r| !dma_len_ok(r.len))
+    {
+        st.resp.cur = if info.is_last() {
+            InProgress::None
+        } else {
+            InProgress::Drop
+        };
+        return;
+    }
+    if place(qp, st, rq, pkt, notify).is_err() {
+        st.resp.cur = if info.is_last() {
+            InProgress::None
+        } else {
+            InProgress::Drop
+        };
+        if !st.resp.recv_from_srq {
+            st.resp.have_recv = false;
+        }
+    }
+}

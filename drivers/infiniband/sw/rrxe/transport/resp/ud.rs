@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! UD (and GSI) datagrams: each one a SEND into a receive of its own.
+//!
+//! A datagram with the wrong Q_Key, or that finds no receive, is dropped.
+//! The receive gets the 40 bytes of the GRH (built from the IP header)
+//! before the payload, and both must fit it before a byte is placed.
+
+use super::{
+    recv_wqe::{fail_recv, post_recv_completion, recv_completion, recv_scatter, take_recv},
+    RxMeta,
+};
+use crate::{
+    ffi::ib::consts::*,
+    logic::{
+        qp_state::QpType,
+        resp::{on_length_error, ud_fits, LengthError},
+        wc::{WcError, WcStatus},
+        wqe,
+    },
+    proto::packet::Packet,
+    queues::queue::SharedQueue,
+    transport::qp::{Notify, QpInner, QpState_},
+};
+
+/// The 40 bytes that precede a UD receive's payload: the IPv6 header, or
+/// the IPv4 header in the last 20 bytes.
+fn grh_bytes(ip_header: &[u8]) -> [u8; 40] {
+    let mut grh = [0u8; 40];
+    if ip_header.len() == 40 {
+        grh.copy_from_slice(ip_header);
+    } else if let Some(v4) = ip_header.get(..20) {
+        if let Some(dst) = grh.get_mut(20..) {
+            dst.copy_from_slice(v4);
+        }
+    }
+    grh
+}
+
+/// Handles a UD or GSI datagram.
+pub(super) fn on_ud(
+    qp: &QpInner,
+    st: &mut QpState_,
+    rq: Option<&mut SharedQueue>,
+    pkt: &Packet<'_>,
+    meta: &RxMeta<'_>,
+    notify: &mut Notify,
+) {
+    let Some(deth) = pkt.headers.deth else { return };
+    let qkey = if qp.ty == QpType::Gsi {
+        crate::proto::headers::GSI_QKEY
+    } else {
+        st.attr.get().qkey
+    };
+    if deth.qkey != qkey {
+        return;
+    }
+    let mut rq = rq;
+    if !take_recv(qp, st, rq.as_deref_mut()) {
+        return;
+    }
+    // The GRH and the payload must fit the receive before a byte is placed
+    // (C9-92): a datagram that does not is dropped, and the QP goes on.
+    // A receive whose WQE does not decode is placed as usual, and fails.
+    let room = wqe::decode_recv(&st.resp.recv, qp.recv_max_sge()).map(|w| w.length);
+    if room.is_ok_and(|len| !ud_fits(pkt.payload.len(), len)) {
+        match on_length_error(qp.ty, st.resp.recv_from_srq) {
+            LengthError::CompleteInError => {
+                fail_recv(qp, st, rq, pkt.headers.bth.solicited, notify);
+            }
+            // Left in the RQ for the next datagram.
+            LengthError::Drop | LengthError::Fatal => st.resp.have_recv = false,
+        }
+        return;
+    }
+    let grh = grh_bytes(meta.ip_header);
+    let placed = recv_scatter(qp, st, 0, &grh)
+        .and_then(|()| recv_scatter(qp, st, grh.len() as u32, pkt.payload));
+    let status = WcStatus::from(placed.map_err(WcError::from));
+    st.resp.recv_offset = (grh.len() + pkt.payload.len()) as u32;
+    let mut c = recv_completion(qp, st, status, st.resp.recv_offset, deth.src_qpn);
+    if let Some(imm) = pkt.headers.immdt {
+        c.ex = imm.stored();
+        c.wc_flags |= IB_WC_WITH_IMM;
+    }
+    if status == WcStatus::Success {
+        c.set_network_header(meta.src.is_v4());
+    }
+    post_recv_completion(qp, st, rq, &c, pkt.headers.bth.solicited, notify);
+}
