@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The QP's data-path engine: runs the requester, completer and responder
+//! (`transport::{req, comp, resp}`) under the QP's lock, then, with the lock
+//! dropped, carries out what they decided: sends the outbox, calls the CQs'
+//! handlers, arms timers, reports events, enters ERR. Packets arrive here
+//! from the receive path ([`QpInner::receive`]); the requester runs from a
+//! post, a packet, a timer or the work queue ([`QpInner::kick`]), one CPU
+//! at a time. Work items and timers are queued only through the gate that
+//! `destroy_qp` closes ([`QpInner::defer`]).
+
+use super::{Notify, QpInner, QpState_};
+use crate::{
+    ffi::ib::Event,
+    ffi::net::{NetDev, SkbAccount, SkbOwner},
+    ffi::rt,
+    logic::{
+        flow::{skbs_may_resume, skbs_must_pause},
+        qp_state::{QpState, QpType},
+    },
+    proto::{
+        mtu::{ib_mtu_bytes, ib_mtu_for_netdev},
+        packet::Packet,
+    },
+    transport::comp,
+    transport::req::{self, ReqEnd},
+    transport::resp::{self, RxMeta},
+    transport::xmit::Outbox,
+};
+use kernel::{
+    impl_has_delayed_work, impl_has_work,
+    sync::{Arc, ArcBorrow},
+    workqueue::{self, WorkItem},
+};
+
+/// Passes one run makes before leaving the rest to the work queue.
+const RUN_BUDGET: u32 = 8;
+
+/// The work a QP defers (see [`QpInner::defer`]); delays in jiffies.
+#[derive(Clone, Copy)]
+enum Deferred {
+    /// The requester's run, from the work queue.
+    Run,
+    /// The retransmit timer.
+    Retransmit(usize),
+    /// The end of an RNR wait.
+    RnrWait(usize),
+}
+
+/// A QP's packets are counted while in the IP stack; the requester pauses
+/// above the high mark and is rescheduled (never run) from the buffers'
+/// destructor below the low mark.
+impl SkbOwner for QpInner {
+    fn skb_account(&self) -> &SkbAccount<Self> {
+        &self.tx
+    }
+
+    fn must_pause(in_flight: u32) -> bool {
+        skbs_must_pause(in_flight)
+    }
+
+    fn may_resume(in_flight: u32) -> bool {
+        skbs_may_resume(in_flight)
+    }
+
+    fn resume(this: ArcBorrow<'_, Self>) {
+        Arc::from(this).schedule();
+    }
+}
+
+impl_has_work! {
+    impl HasWork<Self, 0> for QpInner { self.task }
+}
+impl_has_delayed_work! {
+    impl HasDelayedWork<Self, 1> for QpInner { self.retransmit }
+    impl HasDelayedWork<Self, 2> for QpInner { self.rnr }
+}
+
+impl WorkItem<0> for QpInner {
+    type Pointer = Arc<QpInner>;
+
+    fn run(this: Arc<QpInner>) {
+        this.kick();
+    }
+}
+
+impl WorkItem<1> for QpInner {
+    type Pointer = Arc<QpInner>;
+
+    fn run(this: Arc<QpInner>) {
+        this.retransmit_timer();
+    }
+}
+
+impl WorkItem<2> for QpInner {
+    type Pointer = Arc<QpInner>;
+
+    fn run(this: Arc<QpInner>) {
+        this.rnr_timer();
+    }
+}
+
+/// The gate of deferred work, and the IP stack's back-pressure.
+impl QpInner {
+    /// Queues deferred work, unless the QP is being destroyed.
+    fn defer(self: &Arc<Self>, what: Deferred) {
+        let open = self.deferrals.lock();
+        if !*open {
+            return;
+        }
+        let wq = workqueue::system_unbound();
+        // An item already queued keeps its place; the clone comes back and
+        // is dropped (never the last reference: `self` is one).
+        match what {
+            Deferred::Run => {
+                let _ = wq.enqueue::<Arc<QpInner>, 0>(self.clone());
+            }
+            Deferred::Retransmit(j) => {
+                let _ = wq.enqueue_delayed::<Arc<QpInner>, 1>(self.clone(), j);
+            }
+            Deferred::RnrWait(j) => {
+                let _ = wq.enqueue_delayed::<Arc<QpInner>, 2>(self.clone(), j);
+            }
+        }
+        drop(open);
+    }
+
+    /// Whether the requester must wait for this QP's packets in the IP
+    /// stack to drain before building more.
+    pub(crate) fn tx_paused(&self) -> bool {
+        self.tx.must_pause()
+    }
+}
+
+/// The data path.
+impl QpInner {
+    /// Runs the requester (and READ responses) now, unless another CPU is
+    /// already running them, in which case that one goes round again. A
+    /// long run leaves the rest to the work queue.
+    pub(crate) fn kick(self: &Arc<Self>) {
+        if !self.runner.try_start() {
+            return;
+        }
+        let mut passes = 0;
+        loop {
+            let more = self.pass();
+            if more {
+                passes += 1;
+                if passes >= RUN_BUDGET {
+                    self.runner.stop();
+                    self.schedule();
+                    return;
+                }
+                continue;
+            }
+            if self.runner.finish() {
+                return;
+            }
+        }
+    }
+
+    /// Runs the requester later, from the work queue.
+    pub(crate) fn schedule(self: &Arc<Self>) {
+        self.defer(Deferred::Run);
+    }
+
+    /// One pass under the locks: completions, requests, READ responses.
+    /// Returns whether more is left to send.
+    fn pass(self: &Arc<Self>) -> bool {
+        let Some(ndev) = self.dev.netdev() else {
+            return false;
+        };
+        let mut out = Outbox::new();
+        let mut notify = Notify::default();
+        let mut st = self.state.lock();
+        if st.destroyed {
+            return false;
+        }
+        if matches!(self.ty, QpType::Ud | QpType::Gsi) {
+            // Datagrams use the port's MTU, which follows the netdev's.
+            st.mtu = ib_mtu_bytes(ib_mtu_for_netdev(ndev.mtu()));
+        }
+        let mut more = false;
+        {
+            let mut sq = self.sq.lock();
+            let Some(sq) = (*sq).as_mut() else {
+                return false;
+            };
+            comp::complete_done(self, &mut st, sq, &mut notify);
+            if !st.enter_error && req::step(self, &mut st, sq, &ndev, &mut out) == ReqEnd::More {
+                more = true;
+            }
+            comp::complete_done(self, &mut st, sq, &mut notify);
+        }
+        if resp::send_read_responses(self, &mut st, &ndev, &mut out) {
+            more = true;
+        }
+        self.after(st, &ndev, &mut out, notify);
+        more
+    }
+
+    /// Finishes a pass: drops the lock, sends, reports, arms timers.
+    fn after(
+        self: &Arc<Self>,
+        mut st: kernel::sync::lock::Guard<
+            '_,
+            QpState_,
+            kernel::sync::lock::spinlock::SpinLockIrqBackend,
+        >,
+        ndev: &NetDev,
+        out: &mut Outbox,
+        notify: Notify,
+    ) {
+        let error = core::mem::take(&mut st.enter_error);
+        let arm = core::mem::take(&mut st.arm_retransmit) && !st.req.timer_armed;
+        let timeout = st.timeout_jiffies;
+        if arm && timeout.is_some() {
+            st.req.timer_armed = true;
+        }
+        let rnr = st.rnr_delay_us.take();
+        let sqd = core::mem::take(&mut st.sqd_event) && st.attr.get().en_sqd_async_notify != 0;
+        if error {
+            st.state = QpState::Err;
+        }
+        drop(st);
+        out.flush(ndev, &self.dev.counters, self);
+        if notify.send {
+            self.send_cq.notify();
+        }
+        if notify.recv {
+            self.recv_cq.notify();
+        }
+        if let (true, Some(t)) = (arm, timeout) {
+            self.defer(Deferred::Retransmit(t as usize));
+        }
+        if let Some(us) = rnr {
+            let j = rt::usecs_to_jiffies(u64::from(us));
+            self.defer(Deferred::RnrWait(j as usize));
+        }
+        if sqd {
+            self.handle.event(Event::SqDrained);
+        }
+        if error {
+            self.flush();
+        }
+    }
+
+    /// A packet for this QP, from the receive path (softirq).
+    pub(crate) fn receive(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>) {
+        self.deliver(pkt, meta, true);
+    }
+
+    /// A multicast packet for one of the groups this QP is attached to,
+    /// which the receive path has counted once for all of them.
+    pub(crate) fn receive_multicast(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>) {
+        self.deliver(pkt, meta, false);
+    }
+
+    /// Hands a packet to the completer or responder; `count`: count it in
+    /// the port's received packets once it passed the QP's checks.
+    fn deliver(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>, count: bool) {
+        // Answers leave through the device's netdev, whatever the packet
+        // arrived on (`lo`, for a device's packets to itself).
+        let Some(ndev) = self.dev.netdev() else {
+            return;
+        };
+        let ndev = &*ndev;
+        let mut out = Outbox::new();
+        let mut notify = Notify::default();
+        let mut st = self.state.lock();
+        let info = pkt.info();
+        let mut kick = false;
+        if info.is_response() {
+            if self.ty != QpType::Rc || !st.can_send() || !st.path.is_some_and(|p| p.carried(meta))
+            {
+                return;
+            }
+            if count {
+                self.dev.counters.received(pkt.layout.total_len);
+            }
+            let mut sq = self.sq.lock();
+            let Some(sq) = (*sq).as_mut() else {
+                return;
+            };
+            comp::on_response(self, &mut st, sq, pkt);
+            comp::complete_done(self, &mut st, sq, &mut notify);
+            kick = true;
+        } else {
+            if !st.can_receive() {
+                return;
+            }
+            if matches!(self.ty, QpType::Rc | QpType::Uc)
+                && !st.path.is_some_and(|p| p.carried(meta))
+            {
+                return;
+            }
+            if count {
+                self.dev.counters.received(pkt.layout.total_len);
+            }
+            let mut rq = self.rq.lock();
+            let meta = RxMeta { ndev, ..*meta };
+            resp::on_request(
+                self,
+                &mut st,
+                (*rq).as_mut(),
+                pkt,
+                &meta,
+                &mut out,
+                &mut notify,
+            );
+            if st.reads_pending {
+                drop(rq);
+                resp::send_read_responses(self, &mut st, ndev, &mut out);
+                kick = st.reads_pending;
+            }
+        }
+        let rnr_pending = st.rnr_delay_us.is_some();
+        self.after(st, ndev, &mut out, notify);
+        if kick && !rnr_pending {
+            self.kick();
+        }
+    }
+
+    /// The retransmit timer fired: the completer decides (retry, or give
+    /// up into ERR), the timer is armed again if needed, the requester runs.
+    fn retransmit_timer(self: &Arc<Self>) {
+        let mut st = self.state.lock();
+        st.req.timer_armed = false;
+        if st.destroyed {
+            return;
+        }
+        let again = comp::timeout(self, &mut st);
+        let failed = st.enter_error;
+        if let Some(j) = again {
+            if !failed {
+                st.req.timer_armed = true;
+                drop(st);
+                self.defer(Deferred::Retransmit(j.max(1) as usize));
+                self.kick();
+                return;
+            }
+        }
+        drop(st);
+        self.kick();
+    }
+
+    /// The RNR wait is over: the requester runs again.
+    fn rnr_timer(self: &Arc<Self>) {
+        {
+            let mut st = self.state.lock();
+            if st.destroyed {
+                return;
+            }
+            st.req.rnr_wait = false;
+        }
+        self.kick();
+    }
+}

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Queue pairs. A QP is one object, [`QpInner`], shared by the device's QP
+//! table, the verbs and the data path; its code is split by job:
+//!
+//! - [`state`]: the mutable state under the QP's lock, and the effects the
+//!   data path leaves for after it;
+//! - [`run_once`]: one CPU at a time runs a QP's work, others ask it to go
+//!   round again;
+//! - [`engine`]: the data path (packets in, the requester's run, the work
+//!   items and timers, what is done once the lock is dropped);
+//! - [`drain`]: emptying the queues on RESET and in ERR;
+//! - [`attr`]: checking and copying the attributes `modify_qp` sets;
+//! - [`control`]: the verbs (create, modify, query, post, destroy).
+//!
+//! This file holds the object itself: its fields, their lock order, and
+//! the accessors the rest of the driver reads it by.
+
+mod attr;
+mod control;
+mod drain;
+mod engine;
+mod run_once;
+mod state;
+
+pub(crate) use self::{
+    control::QpLinks,
+    state::{Notify, QpState_},
+};
+
+use self::run_once::RunOnce;
+use crate::{
+    ffi::ib::{QpCap, QpHandle},
+    ffi::net::SkbAccount,
+    logic::qp_state::QpType,
+    queues::cq::CqInner,
+    queues::queue::SharedQueue,
+    queues::srq::SrqInner,
+    verbs::device::Shared,
+};
+use core::sync::atomic::{AtomicU32, Ordering};
+use kernel::{
+    prelude::*,
+    sync::{Arc, SpinLockIrq},
+    workqueue::{DelayedWork, Work},
+};
+
+/// A QP's state, shared with the device's QP table (and, with the data
+/// path, with the requester, responder and completer).
+#[pin_data]
+pub(crate) struct QpInner {
+    /// The QP number.
+    pub(crate) qpn: u32,
+    /// The transport service (RC, UC, UD or GSI).
+    pub(crate) ty: QpType,
+    /// Capabilities as created (what `query_qp` reports).
+    pub(crate) cap: QpCap,
+    /// Every send WQE completes, signaled or not (`IB_SIGNAL_ALL_WR`).
+    pub(crate) sq_sig_all: bool,
+    /// The port number as created (what `query_qp` reports).
+    port: u32,
+    /// The core's QP, for events and completions.
+    pub(crate) handle: QpHandle,
+    /// Where send WQEs complete.
+    pub(crate) send_cq: Arc<CqInner>,
+    /// Where receive WQEs complete.
+    pub(crate) recv_cq: Arc<CqInner>,
+    /// Receives come from an SRQ instead of `rq`.
+    has_srq: bool,
+    /// The SRQ receives come from, if any.
+    pub(crate) srq: Option<Arc<SrqInner>>,
+    /// Whether a process maps the queues.
+    is_user: bool,
+    /// The PD (its address: an identity compared with MRs').
+    pub(crate) pd: usize,
+    /// The device's data-path state (tables, counters, netdev).
+    pub(crate) dev: Arc<Shared>,
+    // Lock order: `state`, then `sq` or `rq`, then a CQ's lock, then
+    // `deferrals`. All turn interrupts off: the data path takes them in
+    // softirq context.
+    /// The send queue; `None` once destroyed (its memory then belongs to
+    /// its mmap entry, or is freed).
+    #[pin]
+    sq: SpinLockIrq<Option<SharedQueue>>,
+    /// The receive queue; `None` with an SRQ, and once destroyed.
+    #[pin]
+    rq: SpinLockIrq<Option<SharedQueue>>,
+    /// The control and data-path state ([`state`]).
+    #[pin]
+    state: SpinLockIrq<QpState_>,
+    /// The requester/READ-responder run, when it continues later.
+    #[pin]
+    task: Work<QpInner, 0>,
+    /// The retransmit timer.
+    #[pin]
+    retransmit: DelayedWork<QpInner, 1>,
+    /// The RNR wait.
+    #[pin]
+    rnr: DelayedWork<QpInner, 2>,
+    /// Whether `task`, `retransmit` and `rnr` may still be queued: every
+    /// queueing happens under this lock and only while it says so, and
+    /// `destroy` closes it before cancelling them. So once `destroy`
+    /// returns, no work item or timer holds the QP (see design.rst,
+    /// "Lifetimes").
+    #[pin]
+    deferrals: SpinLockIrq<bool>,
+    /// The requester's run (`kick`), on one CPU at a time.
+    runner: RunOnce,
+    /// The flush of a QP in ERR (`flush_queues`), likewise.
+    flusher: RunOnce,
+    /// The socket buffers this QP has in the IP stack.
+    tx: SkbAccount<QpInner>,
+    /// How many multicast groups the QP is attached to (`crate::rx::mcast`).
+    mcast_groups: AtomicU32,
+}
+
+/// The driver data of a QP.
+pub(crate) struct RrxeQp {
+    /// The QP, which the QP table and the data path share.
+    pub(crate) inner: Arc<QpInner>,
+}
+
+impl QpInner {
+    /// The QP number.
+    pub(crate) fn qpn(&self) -> u32 {
+        self.qpn
+    }
+
+    /// The multicast table attached the QP to one more group.
+    pub(crate) fn mcast_attached(&self) {
+        self.mcast_groups.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The multicast table detached the QP from a group.
+    pub(crate) fn mcast_detached(&self) {
+        let _ = self
+            .mcast_groups
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    }
+
+    /// Whether the QP is attached to a multicast group (then it cannot be
+    /// destroyed, IBA o10-2.2.3).
+    pub(crate) fn in_mcast_group(&self) -> bool {
+        self.mcast_groups.load(Ordering::Relaxed) != 0
+    }
+
+    /// Whether a process owns this QP (its rings are hostile memory).
+    pub(crate) fn is_user(&self) -> bool {
+        self.is_user
+    }
+
+    /// The most SGEs a receive WQE of this QP may have.
+    pub(crate) fn recv_max_sge(&self) -> u32 {
+        match &self.srq {
+            Some(srq) => srq.max_sge(),
+            None => self.cap.max_recv_sge,
+        }
+    }
+}

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! A QP's mutable state, which its lock (`QpInner::state`) guards: the
+//! control state that the verbs set, the requester's, completer's and
+//! responder's state, and the effects the data path decides under the lock
+//! but may only carry out after it (entering ERR, arming a timer, events).
+//! Kept apart from the code that takes the lock so that the roles in
+//! `transport` see one plain struct, handed to them as `&mut`.
+
+use crate::{
+    ffi::ib::StoredQpAttr, logic::qp_state::QpState, transport::path::Path,
+    transport::req::ReqState, transport::resp::RespState,
+};
+
+/// The mutable part of a QP, under its lock: the control state and the
+/// requester's, completer's and responder's state.
+pub(crate) struct QpState_ {
+    /// The IBA state, as `modify_qp` (or the data path, into ERR) left it.
+    pub(crate) state: QpState,
+    /// In SQD, requests are still in flight: SQD is not reached yet.
+    pub(crate) sq_draining: bool,
+    /// `destroy_qp` ran: nothing may be posted or completed any more.
+    pub(super) destroyed: bool,
+    /// The attributes as last set (only the fields of masks applied so far
+    /// are meaningful).
+    pub(crate) attr: StoredQpAttr,
+    /// Where a connected QP's packets go (set with the address vector).
+    pub(crate) path: Option<Path>,
+    /// The UDP source port of this QP's packets.
+    pub(crate) sport: u16,
+    /// The path MTU in bytes.
+    pub(crate) mtu: u32,
+    /// The retransmit timeout in jiffies (`None`: wait forever).
+    pub(crate) timeout_jiffies: Option<u64>,
+    /// The requester's and completer's state.
+    pub(crate) req: ReqState,
+    /// The responder's state.
+    pub(crate) resp: RespState,
+    /// Set by the data path under the lock, acted on after it: the QP is to
+    /// enter ERR (and be flushed).
+    pub(crate) enter_error: bool,
+    /// After the lock: the retransmit timer is to be armed (unless it is).
+    pub(crate) arm_retransmit: bool,
+    /// After the lock: an RNR NAK asks to wait this long before retrying.
+    pub(crate) rnr_delay_us: Option<u32>,
+    /// READ responses wait to be sent (now, or by the requester's run).
+    pub(crate) reads_pending: bool,
+    /// After the lock: the SQ drained in SQD, report it if asked to.
+    pub(crate) sqd_event: bool,
+}
+
+impl QpState_ {
+    /// Whether the requester may send: RTS, or SQD finishing what it began.
+    pub(crate) fn can_send(&self) -> bool {
+        matches!(self.state, QpState::Rts | QpState::Sqd) && !self.destroyed
+    }
+
+    /// Whether the QP is in SQD.
+    pub(crate) fn sqd(&self) -> bool {
+        self.state == QpState::Sqd
+    }
+
+    /// Whether the responder takes requests: RTR or later, not in error.
+    pub(super) fn can_receive(&self) -> bool {
+        matches!(
+            self.state,
+            QpState::Rtr | QpState::Rts | QpState::Sqd | QpState::Sqe
+        ) && !self.destroyed
+    }
+}
+
+/// Completion handlers to call once the QP's lock is dropped (a kernel
+/// consumer may post from its handler).
+#[derive(Default)]
+pub(crate) struct Notify {
+    /// The send CQ's handler.
+    pub(crate) send: bool,
+    /// The receive CQ's handler.
+    pub(crate) recv: bool,
+}
