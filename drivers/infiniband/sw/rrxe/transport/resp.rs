@@ -481,7 +481,7 @@ fn write_payload(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<()
 fn take_recv(qp: &QpInner, st: &mut QpState_, rq: Option<&mut SharedQueue>) -> bool {
     st.resp.recv_offset = 0;
     if let Some(srq) = &qp.srq {
-        let got = srq.take(&mut st.resp.recv, &qp.dev);
+        let got = srq.take(&mut st.resp.recv);
         st.resp.have_recv = got;
         st.resp.recv_from_srq = true;
         return got;
