@@ -20,7 +20,6 @@ mod tests {
         mem::mr::{AtomicOp, MrSpec, MrTable},
         mem::mw::{MwState, MwTable},
         proto,
-        verbs::device,
     };
     use core::sync::atomic::{AtomicU32, Ordering};
     use kernel::error::code::{EACCES, EFAULT, EINVAL, ENOMEM};
@@ -86,7 +85,7 @@ mod tests {
     #[test]
     fn random_guid_when_no_mac() {
         // Two devices without MACs must not share a GUID.
-        assert_ne!(device::guid_for(None), device::guid_for(None));
+        assert_ne!(params::guid_for(None), params::guid_for(None));
     }
 
     #[test]

@@ -5,6 +5,7 @@
 
 use crate::{
     dev::params,
+    dev::shared::Shared,
     ffi::ib::{
         consts::*, AhAttr, CreateQpResp, Event, PostError, QpAttr, QpCap, QpHandle, QpInitAttr,
         RecvWqe, RecvWrs, SendWqe, SendWrs, Sge, StoredQpAttr, Udata,
@@ -30,7 +31,6 @@ use crate::{
     transport::req::{self, ReqEnd, ReqState},
     transport::resp::{self, RespState, RxMeta},
     transport::xmit::Outbox,
-    verbs::device::Shared,
     verbs::post::{self, SendLimits},
 };
 use core::sync::atomic::{AtomicU32, AtomicU8, Ordering};
