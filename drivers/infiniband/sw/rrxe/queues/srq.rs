@@ -10,8 +10,8 @@ use crate::{
         SrqHandle, SrqInitAttr, Udata,
     },
     logic::queue::QueueType,
+    queues::post,
     queues::queue::SharedQueue,
-    verbs::post,
 };
 use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::{

@@ -4,11 +4,12 @@
 //! `modify_qp` (rules in [`logic::qp_state`]), query and destroy.
 
 use crate::{
+    dev::ah::RrxeAh,
     dev::params,
     dev::shared::Shared,
     ffi::ib::{
-        consts::*, AhAttr, CreateQpResp, Event, PostError, QpAttr, QpCap, QpHandle, QpInitAttr,
-        RecvWqe, RecvWrs, SendWqe, SendWrs, Sge, StoredQpAttr, Udata,
+        consts::*, AhAttr, CreateQpResp, Event, Operations, PostError, QpAttr, QpCap, QpHandle,
+        QpInitAttr, RecvWqe, RecvWrs, SendWqe, SendWrs, Sge, StoredQpAttr, Udata,
     },
     ffi::net::{NetDev, SkbAccount, SkbOwner},
     ffi::rt,
@@ -24,6 +25,7 @@ use crate::{
         psn::Psn,
     },
     queues::cq::{Completion, CqInner},
+    queues::post::{self, SendLimits},
     queues::queue::SharedQueue,
     queues::srq::SrqInner,
     transport::comp,
@@ -31,7 +33,6 @@ use crate::{
     transport::req::{self, ReqEnd, ReqState},
     transport::resp::{self, RespState, RxMeta},
     transport::xmit::Outbox,
-    verbs::post::{self, SendLimits},
 };
 use core::sync::atomic::{AtomicU32, AtomicU8, Ordering};
 use kernel::{
@@ -633,8 +634,12 @@ impl QpInner {
     /// `post_send`: a user doorbell (WQEs already in the ring) or a kernel
     /// consumer's chain, written into the ring. The WQEs wait there for the
     /// requester (the data path). In ERR the queue is flushed right away,
-    /// as rxe's send task does.
-    pub(crate) fn post_send(self: &Arc<Self>, wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {
+    /// as rxe's send task does. `D` is the device whose address handles
+    /// datagram requests name.
+    pub(crate) fn post_send<D: Operations<Ah = RrxeAh>>(
+        self: &Arc<Self>,
+        wrs: Option<SendWrs<'_>>,
+    ) -> Result<(), PostError> {
         let refuse = |err| PostError { posted: 0, err };
         let state = self.live_state().map_err(refuse)?;
         // IBA C10-97.2.1 as rxe applies it: sends need RTS or later.
@@ -649,7 +654,7 @@ impl QpInner {
                     max_inline: self.cap.max_inline_data,
                 };
                 match &*self.sq.lock() {
-                    Some(sq) => post::post_sends(sq, wrs, &limits),
+                    Some(sq) => post::post_sends::<D>(sq, wrs, &limits),
                     None => Err(refuse(EINVAL)),
                 }
             }

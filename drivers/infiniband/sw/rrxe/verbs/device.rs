@@ -320,7 +320,7 @@ impl Operations for RrxeDevice {
     }
 
     fn post_send(qp: &Qp<Self>, wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {
-        QpInner::post_send(&qp.inner, wrs)
+        QpInner::post_send::<Self>(&qp.inner, wrs)
     }
 
     fn post_recv(qp: &Qp<Self>, wrs: Option<RecvWrs<'_>>) -> Result<(), PostError> {
