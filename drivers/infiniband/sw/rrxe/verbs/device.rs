@@ -13,8 +13,9 @@ use crate::{
     dev::shared::{ObjectCount, Shared},
     ffi::ib::{
         self, consts::*, Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice,
-        Mr, MrKeys, Mw, Operations, Pd, PortAttr, PortImmutable, PortModify, PostError, Qp, QpAttr,
-        QpBinding, QpInitAttr, RecvWrs, SendWrs, Srq, SrqHandle, Udata, WorkCompletion,
+        KernelMemory, Mr, MrKeys, Mw, Operations, Pd, PortAttr, PortImmutable, PortModify,
+        PostError, Qp, QpAttr, QpBinding, QpInitAttr, RecvWrs, SendWrs, Srq, SrqHandle, Udata,
+        WorkCompletion,
     },
     ffi::net::NetDevRef,
     ffi::rt,
@@ -409,7 +410,8 @@ impl Operations for RrxeDevice {
     type Mr = RrxeMr;
 
     fn get_dma_mr(pd: &Pd<Self>, access: u32) -> Result<(RrxeMr, MrKeys)> {
-        let spec = MrSpec::dma(pd, access)?;
+        let kmem = KernelMemory::for_pd::<Self>(pd)?;
+        let spec = MrSpec::dma(pd.as_raw() as usize, kmem, access)?;
         let inner = pd.device::<Self>().shared.mrs.insert_spec(spec)?;
         let keys = inner.keys();
         Ok((RrxeMr { inner }, keys))
@@ -442,7 +444,8 @@ impl Operations for RrxeDevice {
     }
 
     fn alloc_mr(pd: &Pd<Self>, mr_type: u32, max_num_sg: u32) -> Result<(RrxeMr, MrKeys)> {
-        let spec = MrSpec::fast(pd, mr_type, max_num_sg)?;
+        let kmem = KernelMemory::for_pd::<Self>(pd)?;
+        let spec = MrSpec::fast(pd.as_raw() as usize, kmem, mr_type, max_num_sg)?;
         let inner = pd.device::<Self>().shared.mrs.insert_spec(spec)?;
         let keys = inner.keys();
         Ok((RrxeMr { inner }, keys))
