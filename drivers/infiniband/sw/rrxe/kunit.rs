@@ -20,7 +20,6 @@ mod tests {
         mem::mr::{AtomicOp, MrSpec, MrTable},
         mem::mw::{MwState, MwTable},
         proto,
-        verbs::device,
     };
     use core::sync::atomic::{AtomicU32, Ordering};
     use kernel::error::code::{EACCES, EFAULT, EINVAL, ENOMEM};
@@ -86,7 +85,7 @@ mod tests {
     #[test]
     fn random_guid_when_no_mac() {
         // Two devices without MACs must not share a GUID.
-        assert_ne!(device::guid_for(None), device::guid_for(None));
+        assert_ne!(params::guid_for(None), params::guid_for(None));
     }
 
     #[test]
@@ -250,7 +249,7 @@ mod tests {
         let Ok(table) = KBox::pin_init(MrTable::new_mrs(), GFP_KERNEL) else {
             panic!("no memory for the table");
         };
-        let fast = |ty, n| MrSpec::kernel_fast(0, test_kmem(), ty, n);
+        let fast = |ty, n| MrSpec::fast(0, test_kmem(), ty, n);
         assert!(fast(ib::consts::IB_MR_TYPE_MEM_REG + 1, 4).is_err());
         assert!(fast(ib::consts::IB_MR_TYPE_MEM_REG, 0).is_err());
         let Ok(spec) = fast(ib::consts::IB_MR_TYPE_MEM_REG, 3) else {
@@ -281,7 +280,7 @@ mod tests {
         let Ok(table) = KBox::pin_init(MrTable::new_mrs(), GFP_KERNEL) else {
             panic!("no memory for the table");
         };
-        let Ok(spec) = MrSpec::kernel_dma(0, test_kmem(), ALL) else {
+        let Ok(spec) = MrSpec::dma(0, test_kmem(), ALL) else {
             panic!("DMA MR refused");
         };
         let Ok(mr) = table.insert_spec(spec) else {
@@ -347,8 +346,7 @@ mod tests {
         let Ok(table) = KBox::pin_init(MrTable::new_mrs(), GFP_KERNEL) else {
             panic!("no memory for the table");
         };
-        let Ok(spec) = MrSpec::kernel_fast(0, test_kmem(), ib::consts::IB_MR_TYPE_MEM_REG, 4)
-        else {
+        let Ok(spec) = MrSpec::fast(0, test_kmem(), ib::consts::IB_MR_TYPE_MEM_REG, 4) else {
             panic!("fast MR refused");
         };
         let Ok(mr) = table.insert_spec(spec) else {

@@ -4,11 +4,13 @@
 //! the device, register it.
 
 use crate::{
+    dev::params::guid_for,
+    dev::shared::Shared,
     ffi::ib::{self, consts::*, DeviceParams, LinkOps, Unregistered},
     ffi::net::{NetDev, NetDevRef},
     registry,
     rx::tunnel,
-    verbs::device::{self, RrxeDevice, Shared},
+    verbs::device::RrxeDevice,
 };
 use kernel::prelude::*;
 
@@ -46,7 +48,7 @@ impl LinkOps for RrxeLink {
         let id = registry::next_id();
         let shared = Shared::new(NetDevRef::new(ndev))?;
         let params = DeviceParams {
-            node_guid: device::guid_for(ndev.mac()).to_ne_bytes(),
+            node_guid: guid_for(ndev.mac()).to_ne_bytes(),
             node_desc: c"rrxe",
             num_comp_vectors: ib::num_possible_cpus(),
             uverbs_cmds: &[IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ],

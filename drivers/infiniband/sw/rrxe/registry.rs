@@ -6,9 +6,10 @@
 //! per-driver-id sweep would take its devices too).
 
 use crate::{
+    dev::shared::Shared,
     ffi::ib::DeviceHandle,
     ffi::net::{Net, NetDev, PernetEvents},
-    verbs::device::{RrxeDevice, Shared},
+    verbs::device::RrxeDevice,
 };
 use kernel::{prelude::*, sync::Arc};
 

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Device and port limits rrxe advertises. The values match C rxe's
-//! (drivers/infiniband/sw/rxe/rxe_param.h) so that applications tuned for one
-//! behave the same on the other.
+//! Device and port limits rrxe advertises, and the GUID it gives a device.
+//! The values match C rxe's (drivers/infiniband/sw/rxe/rxe_param.h) so that
+//! applications tuned for one behave the same on the other.
 
 use crate::{
-    ffi::ib::{consts::*, DeviceAttr, PortAttr},
+    ffi::ib::{self, consts::*, DeviceAttr, PortAttr},
     logic::mcast,
 };
 
@@ -120,3 +120,10 @@ pub(crate) fn fill_port_attr(attr: &mut PortAttr, port_cap_flags: u32) {
 
 /// Port capabilities at creation (connection management supported).
 pub(crate) const PORT_CAP_FLAGS: u32 = IB_PORT_CM_SUP;
+
+/// The GUID of a device on a netdev with hardware address `mac` (or a random
+/// one, so that connection management still sees a unique GUID).
+pub(crate) fn guid_for(mac: Option<[u8; 6]>) -> u64 {
+    let mac = mac.unwrap_or_else(ib::random_mac);
+    u64::from_ne_bytes(ib::guid_from_mac(&mac))
+}

@@ -26,8 +26,7 @@ use crate::{
 };
 use crate::{
     dev::params,
-    ffi::ib::{consts::IB_MR_TYPE_MEM_REG, KernelMemory, Operations, PageRef, Pd},
-    verbs::device::RrxeDevice,
+    ffi::ib::{consts::IB_MR_TYPE_MEM_REG, KernelMemory, Operations, PageRef},
 };
 use core::{
     ops::Range,
@@ -272,14 +271,10 @@ impl MrSpec {
         })
     }
 
-    /// The all-of-memory region of a kernel consumer (`get_dma_mr`).
-    pub(crate) fn dma(pd: &Pd<RrxeDevice>, access: u32) -> Result<Self> {
-        let kmem = KernelMemory::for_pd::<RrxeDevice>(pd)?;
-        Self::kernel_dma(pd.as_raw() as usize, kmem, access)
-    }
-
-    /// The all-of-memory region, given access to kernel memory.
-    pub(crate) fn kernel_dma(pd: usize, kmem: KernelMemory, access: u32) -> Result<Self> {
+    /// The all-of-memory region of a kernel consumer (`get_dma_mr`) in PD
+    /// `pd`, given access to kernel memory (which only a kernel consumer's
+    /// PD grants: see [`KernelMemory::for_pd`]).
+    pub(crate) fn dma(pd: usize, kmem: KernelMemory, access: u32) -> Result<Self> {
         check_reg_access(access).map_err(reg_error)?;
         Ok(Self {
             mem: SpecMemory::Kernel {
@@ -294,16 +289,11 @@ impl MrSpec {
         })
     }
 
-    /// A fast-registration MR of a kernel consumer (`alloc_mr`) for up to
-    /// `max_num_sg` pages. Until a `REG_MR` work request registers it, it
+    /// A fast-registration MR of a kernel consumer (`alloc_mr`) in PD `pd`
+    /// for up to `max_num_sg` pages, given access to kernel memory (as
+    /// [`MrSpec::dma`]). Until a `REG_MR` work request registers it, it
     /// covers no memory.
-    pub(crate) fn fast(pd: &Pd<RrxeDevice>, mr_type: u32, max_num_sg: u32) -> Result<Self> {
-        let kmem = KernelMemory::for_pd::<RrxeDevice>(pd)?;
-        Self::kernel_fast(pd.as_raw() as usize, kmem, mr_type, max_num_sg)
-    }
-
-    /// A fast-registration MR, given access to kernel memory.
-    pub(crate) fn kernel_fast(
+    pub(crate) fn fast(
         pd: usize,
         kmem: KernelMemory,
         mr_type: u32,

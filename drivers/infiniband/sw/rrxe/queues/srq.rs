@@ -10,9 +10,8 @@ use crate::{
         SrqHandle, SrqInitAttr, Udata,
     },
     logic::queue::QueueType,
+    queues::post,
     queues::queue::SharedQueue,
-    verbs::device::Shared,
-    verbs::post,
 };
 use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::{
@@ -139,7 +138,7 @@ impl SrqInner {
     /// Takes the oldest receive for a QP's message, copying it into `dst`;
     /// `false` if there is none. Crossing below the armed limit reports
     /// `IB_EVENT_SRQ_LIMIT_REACHED` once and disarms it (IBA o10-16).
-    pub(crate) fn take(&self, dst: &mut [u8], _dev: &Shared) -> bool {
+    pub(crate) fn take(&self, dst: &mut [u8]) -> bool {
         let mut st = self.state.lock();
         if !st.queue.peek(dst) {
             return false;

@@ -6,6 +6,7 @@
 //! responder of every QP attached to it. Runs in softirq context.
 
 use crate::{
+    dev::shared::Shared,
     ffi::net::RxDatagram,
     logic::{mcast::MULTICAST_QPN, qp_state::QpType},
     proto::{
@@ -14,7 +15,6 @@ use crate::{
         packet::{parse_packet, Packet},
     },
     transport::resp::RxMeta,
-    verbs::device::Shared,
 };
 
 /// Whether a P_Key is the default partition's (full or limited member),

@@ -10,10 +10,10 @@
 //! `EADDRINUSE`.
 
 use crate::{
+    dev::shared::Shared,
     ffi::net::{Net, NetDev, RxDatagram, TunnelRecv, UdpTunnel},
     rx::recv,
     transport::xmit::ROCE_PORT,
-    verbs::device::Shared,
 };
 use kernel::{
     new_spinlock_irq,

@@ -1,161 +1,40 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! An rrxe device: one RoCEv2 port on top of one Ethernet netdev.
+//! An rrxe device: one RoCEv2 port on top of one Ethernet netdev. Here are
+//! the driver data of its `ib_device` and the verbs; the state the data path
+//! and netdev events share with it is [`Shared`], in [`crate::dev::shared`].
 
 use crate::{
-    dev::ah::{AhNumbers, AhTable, RrxeAh},
-    dev::counters::{self, Counter, Counters},
-    dev::irq_table::IrqTable,
+    dev::ah::RrxeAh,
+    dev::counters,
     dev::params,
     dev::pd::RrxePd,
     dev::round_robin::RoundRobin,
+    dev::shared::{ObjectCount, Shared},
     ffi::ib::{
         self, consts::*, Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice,
-        Mr, MrKeys, Mw, Operations, Pd, PortAttr, PortEvent, PortImmutable, PortModify, PostError,
-        Qp, QpAttr, QpBinding, QpInitAttr, RecvWrs, SendWrs, Srq, SrqHandle, Udata, WorkCompletion,
+        KernelMemory, Mr, MrKeys, Mw, Operations, Pd, PortAttr, PortImmutable, PortModify,
+        PostError, Qp, QpAttr, QpBinding, QpInitAttr, RecvWrs, SendWrs, Srq, SrqHandle, Udata,
+        WorkCompletion,
     },
     ffi::net::NetDevRef,
     ffi::rt,
     logic::{self, mad, qp_state::QpType},
-    mem::mr::{MrSpec, MrTable, RrxeMr},
-    mem::mw::{MwTable, RrxeMw},
+    mem::mr::{MrSpec, RrxeMr},
+    mem::mw::RrxeMw,
     proto,
     queues::cq::RrxeCq,
     queues::srq::{RrxeSrq, SrqNumbers},
     registry,
-    rx::mcast::McastTable,
     rx::tunnel,
     transport::qp::{QpInner, QpLinks, RrxeQp},
 };
-use core::{
-    mem::MaybeUninit,
-    sync::atomic::{AtomicU32, Ordering},
-};
+use core::mem::MaybeUninit;
 use kernel::{
-    new_mutex, new_spinlock, new_spinlock_irq,
+    new_mutex, new_spinlock,
     prelude::*,
-    sync::{Arc, Mutex, SpinLock, SpinLockIrq},
-    xarray::AllocKind,
+    sync::{Arc, Mutex, SpinLock},
 };
-
-/// A count of objects bounded by a device limit.
-struct ObjectCount(AtomicU32);
-
-impl ObjectCount {
-    const fn new() -> Self {
-        Self(AtomicU32::new(0))
-    }
-
-    /// Takes one, or `ENOMEM` (what rxe's pools say) when `max` are taken.
-    fn take(&self, max: u32) -> Result {
-        self.0
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
-                (n < max).then_some(n + 1)
-            })
-            .map(|_| ())
-            .map_err(|_| ENOMEM)
-    }
-
-    fn give(&self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
-    }
-}
-
-/// Port state shared by the device and the registry (which the netdev
-/// notifier uses), so that events can reach a device that is still being
-/// registered or already going away.
-pub(crate) struct Port {
-    /// The netdev, until it is unregistered.
-    pub(crate) netdev: Option<NetDevRef>,
-    /// The last state reported to the core, so each change is reported once.
-    pub(crate) active: bool,
-    /// `port_cap_flags`, changeable with `modify_port`.
-    pub(crate) cap_flags: u32,
-}
-
-/// The part of a device the registry and the data path share: the port,
-/// the counters, and every table the receive path looks objects up in.
-/// Its own `Arc`, so that the receive path (softirq) reaches it without
-/// the device's registration.
-#[pin_data]
-pub(crate) struct Shared {
-    /// Interrupts off: the data path reads the netdev in softirq context.
-    #[pin]
-    pub(crate) port: SpinLockIrq<Port>,
-    /// The port's counters.
-    pub(crate) counters: Counters,
-    /// Identity of the netdev the device was created on (packets are
-    /// matched to devices by the netdev they arrive on).
-    pub(crate) netdev_id: usize,
-    /// Live QPs by number (the GSI QP at 1).
-    #[pin]
-    pub(crate) qps: IrqTable<QpInner>,
-    /// Live MRs.
-    #[pin]
-    pub(crate) mrs: MrTable,
-    /// Live MWs.
-    #[pin]
-    pub(crate) mws: MwTable,
-    /// Live AHs.
-    #[pin]
-    pub(crate) ahs: AhTable,
-    /// Multicast groups and the QPs attached to them.
-    #[pin]
-    pub(crate) mcast: McastTable,
-}
-
-impl Shared {
-    /// Creates the shared state of a device attached to `netdev`.
-    pub(crate) fn new(netdev: NetDevRef) -> Result<Arc<Self>> {
-        let netdev_id = netdev.id();
-        let ah_numbers = AhNumbers::new()?;
-        Arc::pin_init(
-            pin_init!(Self {
-                port <- new_spinlock_irq!(Port {
-                    netdev: Some(netdev),
-                    active: false,
-                    cap_flags: params::PORT_CAP_FLAGS,
-                }),
-                counters: Counters::new(),
-                netdev_id,
-                qps <- IrqTable::new(AllocKind::Alloc),
-                mrs <- MrTable::new_mrs(),
-                mws <- MwTable::new_mws(),
-                ahs <- AhTable::new(ah_numbers),
-                mcast <- McastTable::new(),
-            }),
-            GFP_KERNEL,
-        )
-    }
-
-    /// The netdev, with a reference the caller owns.
-    pub(crate) fn netdev(&self) -> Option<NetDevRef> {
-        self.port.lock().netdev.clone()
-    }
-
-    /// Drops the netdev reference (the netdev is being unregistered).
-    pub(crate) fn detach(&self) -> Option<NetDevRef> {
-        self.port.lock().netdev.take()
-    }
-
-    /// Records the port state of the netdev and returns the event to report,
-    /// if it changed since the last report.
-    pub(crate) fn update_state(&self) -> Option<PortEvent> {
-        let mut port = self.port.lock();
-        let active = port.netdev.as_ref().is_some_and(|n| n.is_active());
-        if active == port.active {
-            return None;
-        }
-        port.active = active;
-        Some(if active {
-            PortEvent::Active
-        } else {
-            // rxe counts every loss of the link.
-            self.counters.add(Counter::LinkDowned, 1);
-            PortEvent::Error
-        })
-    }
-}
 
 /// The driver data of an rrxe `ib_device`.
 #[pin_data(PinnedDrop)]
@@ -442,7 +321,7 @@ impl Operations for RrxeDevice {
     }
 
     fn post_send(qp: &Qp<Self>, wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {
-        QpInner::post_send(&qp.inner, wrs)
+        QpInner::post_send::<Self>(&qp.inner, wrs)
     }
 
     fn post_recv(qp: &Qp<Self>, wrs: Option<RecvWrs<'_>>) -> Result<(), PostError> {
@@ -531,7 +410,8 @@ impl Operations for RrxeDevice {
     type Mr = RrxeMr;
 
     fn get_dma_mr(pd: &Pd<Self>, access: u32) -> Result<(RrxeMr, MrKeys)> {
-        let spec = MrSpec::dma(pd, access)?;
+        let kmem = KernelMemory::for_pd::<Self>(pd)?;
+        let spec = MrSpec::dma(pd.as_raw() as usize, kmem, access)?;
         let inner = pd.device::<Self>().shared.mrs.insert_spec(spec)?;
         let keys = inner.keys();
         Ok((RrxeMr { inner }, keys))
@@ -564,7 +444,8 @@ impl Operations for RrxeDevice {
     }
 
     fn alloc_mr(pd: &Pd<Self>, mr_type: u32, max_num_sg: u32) -> Result<(RrxeMr, MrKeys)> {
-        let spec = MrSpec::fast(pd, mr_type, max_num_sg)?;
+        let kmem = KernelMemory::for_pd::<Self>(pd)?;
+        let spec = MrSpec::fast(pd.as_raw() as usize, kmem, mr_type, max_num_sg)?;
         let inner = pd.device::<Self>().shared.mrs.insert_spec(spec)?;
         let keys = inner.keys();
         Ok((RrxeMr { inner }, keys))
@@ -649,11 +530,4 @@ fn check_mcast(qp: &Qp<RrxeDevice>, mgid: &[u8; 16]) -> Result {
     } else {
         Err(EINVAL)
     }
-}
-
-/// The GUID of a device on a netdev with hardware address `mac` (or a random
-/// one, so that connection management still sees a unique GUID).
-pub(crate) fn guid_for(mac: Option<[u8; 6]>) -> u64 {
-    let mac = mac.unwrap_or_else(ib::random_mac);
-    u64::from_ne_bytes(ib::guid_from_mac(&mac))
 }

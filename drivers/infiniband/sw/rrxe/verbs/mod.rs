@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The verbs: the ib_device operations ([`device`]) and kernel consumers'
-//! work requests ([`post`]).
+//! The verbs: the ib_device operations ([`device`]). Kernel consumers'
+//! work requests are written into the rings by [`crate::queues::post`].
 
 pub(crate) mod device;
-pub(crate) mod post;

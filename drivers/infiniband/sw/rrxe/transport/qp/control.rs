@@ -15,10 +15,12 @@ use super::{
     QpInner, QpState_,
 };
 use crate::{
+    dev::ah::RrxeAh,
     dev::params,
+    dev::shared::Shared,
     ffi::ib::{
-        consts::*, AhAttr, CreateQpResp, Event, PostError, QpAttr, QpHandle, QpInitAttr, RecvWqe,
-        RecvWrs, SendWqe, SendWrs, Sge, Udata,
+        consts::*, AhAttr, CreateQpResp, Event, Operations, PostError, QpAttr, QpHandle,
+        QpInitAttr, RecvWqe, RecvWrs, SendWqe, SendWrs, Sge, Udata,
     },
     ffi::net::SkbAccount,
     ffi::rt,
@@ -29,13 +31,12 @@ use crate::{
     },
     proto::mtu::ib_mtu_bytes,
     queues::cq::CqInner,
+    queues::post::{self, SendLimits},
     queues::queue::SharedQueue,
     queues::srq::SrqInner,
     transport::path::Path,
     transport::req::ReqState,
     transport::resp::RespState,
-    verbs::device::Shared,
-    verbs::post::{self, SendLimits},
 };
 use core::sync::atomic::AtomicU32;
 use kernel::{new_delayed_work, new_spinlock_irq, new_work, prelude::*, sync::Arc};
@@ -249,8 +250,12 @@ impl QpInner {
     /// `post_send`: a user doorbell (WQEs already in the ring) or a kernel
     /// consumer's chain, written into the ring. The WQEs wait there for the
     /// requester (the data path). In ERR the queue is flushed right away,
-    /// as rxe's send task does.
-    pub(crate) fn post_send(self: &Arc<Self>, wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {
+    /// as rxe's send task does. `D` is the device whose address handles
+    /// datagram requests name.
+    pub(crate) fn post_send<D: Operations<Ah = RrxeAh>>(
+        self: &Arc<Self>,
+        wrs: Option<SendWrs<'_>>,
+    ) -> Result<(), PostError> {
         let refuse = |err| PostError { posted: 0, err };
         let state = self.live_state().map_err(refuse)?;
         // IBA C10-97.2.1 as rxe applies it: sends need RTS or later.
@@ -265,7 +270,7 @@ impl QpInner {
                     max_inline: self.cap.max_inline_data,
                 };
                 match &*self.sq.lock() {
-                    Some(sq) => post::post_sends(sq, wrs, &limits),
+                    Some(sq) => post::post_sends::<D>(sq, wrs, &limits),
                     None => Err(refuse(EINVAL)),
                 }
             }

@@ -30,13 +30,13 @@ pub(crate) use self::{
 
 use self::run_once::RunOnce;
 use crate::{
+    dev::shared::Shared,
     ffi::ib::{QpCap, QpHandle},
     ffi::net::SkbAccount,
     logic::qp_state::QpType,
     queues::cq::CqInner,
     queues::queue::SharedQueue,
     queues::srq::SrqInner,
-    verbs::device::Shared,
 };
 use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::{

@@ -31,7 +31,7 @@ use crate::{
 pub(super) fn take_recv(qp: &QpInner, st: &mut QpState_, rq: Option<&mut SharedQueue>) -> bool {
     st.resp.recv_offset = 0;
     if let Some(srq) = &qp.srq {
-        let got = srq.take(&mut st.resp.recv, &qp.dev);
+        let got = srq.take(&mut st.resp.recv);
         st.resp.have_recv = got;
         st.resp.recv_from_srq = true;
         return got;

@@ -6,13 +6,15 @@
 //! read one format whoever posted.
 
 use crate::{
-    ffi::ib::{KernelSge, PostError, RecvWqe, RecvWr, RecvWrs, SendWqe, SendWr, SendWrs, Sge},
+    dev::ah::RrxeAh,
+    ffi::ib::{
+        KernelSge, Operations, PostError, RecvWqe, RecvWr, RecvWrs, SendWqe, SendWr, SendWrs, Sge,
+    },
     logic::{
         qp_state::QpType,
         wr::{check_recv, check_send, opcode, SendCheck, WrClass, SEND_INLINE},
     },
     queues::queue::{SharedQueue, Slot},
-    verbs::device::RrxeDevice,
 };
 use kernel::prelude::*;
 
@@ -92,16 +94,21 @@ pub(crate) struct SendLimits {
 }
 
 /// Writes a kernel consumer's send requests into `q` (rxe's
-/// `post_one_send` for each).
-pub(crate) fn post_sends(
+/// `post_one_send` for each). `D` is the device whose address handles
+/// datagram requests name.
+pub(crate) fn post_sends<D: Operations<Ah = RrxeAh>>(
     q: &SharedQueue,
     wrs: SendWrs<'_>,
     limits: &SendLimits,
 ) -> Result<(), PostError> {
-    post_each(wrs, |wr| post_one_send(q, wr, limits))
+    post_each(wrs, |wr| post_one_send::<D>(q, wr, limits))
 }
 
-fn post_one_send(q: &SharedQueue, wr: SendWr<'_>, limits: &SendLimits) -> Result {
+fn post_one_send<D: Operations<Ah = RrxeAh>>(
+    q: &SharedQueue,
+    wr: SendWr<'_>,
+    limits: &SendLimits,
+) -> Result {
     let num_sge = u32::try_from(wr.num_sge()).map_err(|_| EINVAL)?;
     // Before the SGE list is touched: it has only `num_sge` entries.
     if num_sge > limits.max_sge {
@@ -121,13 +128,12 @@ fn post_one_send(q: &SharedQueue, wr: SendWr<'_>, limits: &SendLimits) -> Result
     // Datagrams carry an address handle and are plain sends (rxe's
     // `init_send_wr`).
     if matches!(limits.ty, QpType::Ud | QpType::Gsi)
-        && (wr.ud::<RrxeDevice>().is_none()
-            || !matches!(wr.opcode(), opcode::SEND | opcode::SEND_WITH_IMM))
+        && (wr.ud::<D>().is_none() || !matches!(wr.opcode(), opcode::SEND | opcode::SEND_WITH_IMM))
     {
         return Err(EINVAL);
     }
     // `check_send` bounded the length by the largest message, 2^31.
-    let wqe = send_wqe(&wr, class, length as u32, num_sge)?;
+    let wqe = send_wqe::<D>(&wr, class, length as u32, num_sge)?;
     let inline = wr.send_flags() & SEND_INLINE != 0;
     q.client_push(|slot| {
         slot.put(0, &wqe)?;
@@ -149,14 +155,19 @@ fn post_one_send(q: &SharedQueue, wr: SendWr<'_>, limits: &SendLimits) -> Result
 }
 
 /// The WQE header of `wr` (rxe's `init_send_wr` and `init_send_wqe`).
-fn send_wqe(wr: &SendWr<'_>, class: WrClass, length: u32, num_sge: u32) -> Result<SendWqe> {
+fn send_wqe<D: Operations<Ah = RrxeAh>>(
+    wr: &SendWr<'_>,
+    class: WrClass,
+    length: u32,
+    num_sge: u32,
+) -> Result<SendWqe> {
     let mut wqe = SendWqe::default();
     let w = &mut wqe.wr;
     w.wr_id = wr.wr_id();
     w.opcode = wr.opcode();
     w.send_flags = wr.send_flags();
     w.ex.invalidate_rkey = wr.ex();
-    if let Some(ud) = wr.ud::<RrxeDevice>() {
+    if let Some(ud) = wr.ud::<D>() {
         w.wr.ud.remote_qpn = ud.remote_qpn;
         w.wr.ud.remote_qkey = ud.remote_qkey;
         w.wr.ud.pkey_index = ud.pkey_index;
