@@ -10,6 +10,7 @@
 //! (see [`logic::segment`]) resending is just sending again.
 
 use crate::{
+    dev::path::Path,
     logic::{
         flow::{SendWindow, MAX_PKTS_PER_ACK},
         qp_state::QpType,
@@ -25,7 +26,6 @@ use crate::{
         psn::Psn,
     },
     queues::queue::SharedQueue,
-    transport::path::Path,
     transport::qp::{QpInner, QpState_},
     transport::xmit::{self, BuildError, Outbox},
 };

@@ -15,6 +15,7 @@ use super::{
     Resource,
 };
 use crate::{
+    dev::path::Path,
     ffi::net::NetDev,
     logic::{
         mr::REMOTE_READ,
@@ -27,7 +28,6 @@ use crate::{
         opcode::ExtHeader,
         packet::{Headers, Packet},
     },
-    transport::path::Path,
     transport::qp::{QpInner, QpState_},
     transport::xmit::{self, Outbox},
 };
