@@ -378,7 +378,7 @@ fn classify(op: &SendOp) -> (WcOpcode, FlightOp, Option<ReqKind>) {
 /// Runs a local operation; its outcome is its completion's status.
 fn local_op(qp: &QpInner, op: &SendOp) -> WcResult {
     // BIND_MW, and LOCAL_INV of a window.
-    if let Some(done) = crate::mem::mw::local_op(qp, op) {
+    if let Some(done) = crate::mem::mw::local_op(qp.mem(), op) {
         return done;
     }
     let mrs = &qp.dev.mrs;
