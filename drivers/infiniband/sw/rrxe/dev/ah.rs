@@ -6,9 +6,9 @@
 use crate::{
     dev::irq_table::IrqTable,
     dev::params,
+    dev::path::Path,
     ffi::ib::{consts::*, AhAttr, CreateAhResp, StoredAhAttr, Udata},
     logic::ids::{leaf_words, summary_words, Ids},
-    transport::path::Path,
 };
 use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::{

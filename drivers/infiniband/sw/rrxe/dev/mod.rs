@@ -3,14 +3,16 @@
 //! Device resources: the advertised limits, the port counters, the tables
 //! that number QPs, MRs, MWs and AHs (read by the data path in softirq
 //! context), keys, the objects that are only entries of those tables
-//! (address handles, protection domains), and the state a device shares
-//! with the data path and netdev events ([`shared`]).
+//! (address handles, protection domains), the [`path`] packets take to a
+//! peer, and the state a device shares with the data path and netdev events
+//! ([`shared`]).
 
 pub(crate) mod ah;
 pub(crate) mod counters;
 pub(crate) mod irq_table;
 pub(crate) mod key_table;
 pub(crate) mod params;
+pub(crate) mod path;
 pub(crate) mod pd;
 pub(crate) mod round_robin;
 pub(crate) mod shared;

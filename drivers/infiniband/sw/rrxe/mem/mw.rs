@@ -14,7 +14,8 @@
 //!
 //! The responder resolves every R_Key with [`resolve_rkey`]: MR keys go
 //! to the MR table, MW keys through the window to the region under it,
-//! checking the window's state, PD, QP, rights and bounds.
+//! checking the window's state, PD, QP, rights and bounds. Of the QP, these
+//! operations see only a [`MemCtx`].
 
 use crate::{
     dev::key_table::{KeyTable, Keyed},
@@ -25,8 +26,7 @@ use crate::{
         wc::{WcError, WcResult},
         wqe::SendOp,
     },
-    mem::mr::MrInner,
-    transport::qp::QpInner,
+    mem::{mr::MrInner, MemCtx},
 };
 use kernel::{
     new_spinlock_irq,
@@ -46,10 +46,11 @@ pub(crate) struct QpId {
 }
 
 impl QpId {
-    /// The identity of `qp`.
-    pub(crate) fn of(qp: &QpInner) -> Self {
+    /// The identity of the QP numbered `qpn` whose object is `qp` (only
+    /// its address is kept).
+    pub(crate) fn of<T>(qpn: u32, qp: &T) -> Self {
         Self {
-            qpn: qp.qpn,
+            qpn,
             addr: core::ptr::from_ref(qp) as usize,
         }
     }
@@ -183,21 +184,20 @@ impl MwInner {
     }
 }
 
-/// Executes a `BIND_MW` work request of `qp` (rxe's `rxe_bind_mw`). Every
-/// value comes from the WQE and is checked: the window's key must be its
-/// current key, the region's its current L_Key, and the bind must pass
-/// [`check_bind`].
-pub(crate) fn bind(qp: &QpInner, wr: &BindWr) -> Result<(), MwError> {
-    let dev = &qp.dev;
+/// Executes a `BIND_MW` work request of the QP `ctx` describes (rxe's
+/// `rxe_bind_mw`). Every value comes from the WQE and is checked: the
+/// window's key must be its current key, the region's its current L_Key,
+/// and the bind must pass [`check_bind`].
+fn bind(ctx: MemCtx<'_>, wr: &BindWr) -> Result<(), MwError> {
     if KeyKind::of_key(Key::from_raw(wr.mw_rkey)) != Some(KeyKind::Mw) {
         return Err(MwError::NoWindow);
     }
-    let mw = dev.mws.get(wr.mw_rkey).ok_or(MwError::NoWindow)?;
+    let mw = ctx.mws.get(wr.mw_rkey).ok_or(MwError::NoWindow)?;
     let mr = if wr.length != 0 {
         if KeyKind::of_key(Key::from_raw(wr.mr_lkey)) != Some(KeyKind::Mr) {
             return Err(MwError::NoRegion);
         }
-        Some(dev.mrs.get(wr.mr_lkey).ok_or(MwError::NoRegion)?)
+        Some(ctx.mrs.get(wr.mr_lkey).ok_or(MwError::NoRegion)?)
     } else {
         None
     };
@@ -205,7 +205,7 @@ pub(crate) fn bind(qp: &QpInner, wr: &BindWr) -> Result<(), MwError> {
         Some(mr) => {
             let range = mr.range().map_err(|_| MwError::NoRegion)?;
             Some(BindRegion {
-                same_pd: mr.in_pd(qp.pd),
+                same_pd: mr.in_pd(ctx.pd),
                 iova: range.iova,
                 length: range.length,
                 access: range.access,
@@ -222,7 +222,7 @@ pub(crate) fn bind(qp: &QpInner, wr: &BindWr) -> Result<(), MwError> {
     let target = BindTarget {
         ty: mw.ty,
         state: b.state,
-        same_pd: mw.pd == qp.pd,
+        same_pd: mw.pd == ctx.pd,
     };
     check_bind(target, region, req).map_err(MwError::Bind)?;
     // Count the window in its new region first: a region that is being
@@ -236,27 +236,27 @@ pub(crate) fn bind(qp: &QpInner, wr: &BindWr) -> Result<(), MwError> {
     b.window = req.window();
     b.mr = mr;
     if mw.ty == MwType::Two {
-        b.qp = Some(QpId::of(qp));
+        b.qp = Some(ctx.qp);
     }
     Ok(())
 }
 
 /// Invalidates the type 2B window `rkey` names (rxe's
 /// `rxe_invalidate_mw`), for `LOCAL_INV` (`remote` false) or a
-/// `SEND_WITH_INV` received (`remote` true). The window must be valid and
-/// in `qp`'s PD; a remote invalidation must also come to the QP the
-/// window is bound to. Type 1 windows are not invalidated this way
-/// (o10-37.2.26).
-pub(crate) fn invalidate(qp: &QpInner, rkey: u32, remote: bool) -> Result<(), MwError> {
-    let mw = qp.dev.mws.get(rkey).ok_or(MwError::NoWindow)?;
+/// `SEND_WITH_INV` received (`remote` true), by the QP `ctx` describes.
+/// The window must be valid and in the QP's PD; a remote invalidation must
+/// also come to the QP the window is bound to. Type 1 windows are not
+/// invalidated this way (o10-37.2.26).
+pub(crate) fn invalidate(ctx: MemCtx<'_>, rkey: u32, remote: bool) -> Result<(), MwError> {
+    let mw = ctx.mws.get(rkey).ok_or(MwError::NoWindow)?;
     let mut b = mw.binding.lock();
     if !b.key.matches(rkey) {
         return Err(MwError::NoWindow);
     }
-    if mw.ty != MwType::Two || b.state != MwState::Valid || mw.pd != qp.pd {
+    if mw.ty != MwType::Two || b.state != MwState::Valid || mw.pd != ctx.pd {
         return Err(MwError::Invalidate);
     }
-    if remote && b.qp != Some(QpId::of(qp)) {
+    if remote && b.qp != Some(ctx.qp) {
         return Err(MwError::Invalidate);
     }
     b.release();
@@ -269,29 +269,29 @@ pub(crate) fn is_mw_key(rkey: u32) -> bool {
     KeyKind::of_key(Key::from_raw(rkey)) == Some(KeyKind::Mw)
 }
 
-/// The region an R_Key presented to `qp`'s responder names, with the
-/// offset in it of `[va, va + len)`, if every check passes and the region
-/// grants `need`: the MR table's for an MR key; for a window key, the
-/// window must be valid, in the QP's PD, bound to this QP if type 2B, and
-/// grant `need` over the whole range, and the range must lie in the
-/// region under it.
+/// The region an R_Key presented to the responder of the QP `ctx`
+/// describes names, with the offset in it of `[va, va + len)`, if every
+/// check passes and the region grants `need`: the MR table's for an MR
+/// key; for a window key, the window must be valid, in the QP's PD, bound
+/// to this QP if type 2B, and grant `need` over the whole range, and the
+/// range must lie in the region under it.
 pub(crate) fn resolve_rkey(
-    qp: &QpInner,
+    ctx: MemCtx<'_>,
     rkey: u32,
     va: u64,
     len: u64,
     need: u32,
 ) -> Result<(Arc<MrInner>, u64)> {
     if !is_mw_key(rkey) {
-        return qp.dev.mrs.lookup(rkey, qp.pd, va, len, need);
+        return ctx.mrs.lookup(rkey, ctx.pd, va, len, need);
     }
-    let mw = qp.dev.mws.get(rkey).ok_or(EINVAL)?;
+    let mw = ctx.mws.get(rkey).ok_or(EINVAL)?;
     let (mr, mr_va) = {
         let b = mw.binding.lock();
-        if !b.key.matches(rkey) || b.state != MwState::Valid || mw.pd != qp.pd {
+        if !b.key.matches(rkey) || b.state != MwState::Valid || mw.pd != ctx.pd {
             return Err(EACCES);
         }
-        if mw.ty == MwType::Two && b.qp != Some(QpId::of(qp)) {
+        if mw.ty == MwType::Two && b.qp != Some(ctx.qp) {
             return Err(EACCES);
         }
         let mr_va = b.window.translate(va, len, need).map_err(|_| EACCES)?;
@@ -303,20 +303,20 @@ pub(crate) fn resolve_rkey(
 
 /// What [`resolve_rkey`] checks, but for no particular range: the key,
 /// PD, QP, state and rights (a FLUSH of a whole region).
-pub(crate) fn check_rkey(qp: &QpInner, rkey: u32, need: u32) -> Result {
+pub(crate) fn check_rkey(ctx: MemCtx<'_>, rkey: u32, need: u32) -> Result {
     if !is_mw_key(rkey) {
-        let mr = qp.dev.mrs.get(rkey).ok_or(EINVAL)?;
-        if !mr.in_pd(qp.pd) || need & !mr.range()?.access != 0 {
+        let mr = ctx.mrs.get(rkey).ok_or(EINVAL)?;
+        if !mr.in_pd(ctx.pd) || need & !mr.range()?.access != 0 {
             return Err(EACCES);
         }
         return Ok(());
     }
-    let mw = qp.dev.mws.get(rkey).ok_or(EINVAL)?;
+    let mw = ctx.mws.get(rkey).ok_or(EINVAL)?;
     let b = mw.binding.lock();
-    if !b.key.matches(rkey) || b.state != MwState::Valid || mw.pd != qp.pd {
+    if !b.key.matches(rkey) || b.state != MwState::Valid || mw.pd != ctx.pd {
         return Err(EACCES);
     }
-    if mw.ty == MwType::Two && b.qp != Some(QpId::of(qp)) {
+    if mw.ty == MwType::Two && b.qp != Some(ctx.qp) {
         return Err(EACCES);
     }
     if b.window.length == 0 || need & !b.window.access != 0 || b.mr.is_none() {
@@ -325,15 +325,16 @@ pub(crate) fn check_rkey(qp: &QpInner, rkey: u32, need: u32) -> Result {
     Ok(())
 }
 
-/// Runs a local operation that concerns memory windows: `BIND_MW`, and
-/// `LOCAL_INV` of a window's R_Key. Returns its outcome (rxe's statuses:
-/// [`WcError::MwBind`] for any refused bind, [`WcError::LocQpOp`] for a
-/// refused invalidation), or `None` for other operations.
-pub(crate) fn local_op(qp: &QpInner, op: &SendOp) -> Option<WcResult> {
+/// Runs a local operation of the QP `ctx` describes that concerns memory
+/// windows: `BIND_MW`, and `LOCAL_INV` of a window's R_Key. Returns its
+/// outcome (rxe's statuses: [`WcError::MwBind`] for any refused bind,
+/// [`WcError::LocQpOp`] for a refused invalidation), or `None` for other
+/// operations.
+pub(crate) fn local_op(ctx: MemCtx<'_>, op: &SendOp) -> Option<WcResult> {
     match *op {
-        SendOp::BindMw(wr) => Some(bind(qp, &wr).map_err(|_| WcError::MwBind)),
+        SendOp::BindMw(wr) => Some(bind(ctx, &wr).map_err(|_| WcError::MwBind)),
         SendOp::LocalInv { rkey } if is_mw_key(rkey) => {
-            Some(invalidate(qp, rkey, false).map_err(|_| WcError::LocQpOp))
+            Some(invalidate(ctx, rkey, false).map_err(|_| WcError::LocQpOp))
         }
         _ => None,
     }

@@ -77,9 +77,9 @@ fn flush(qp: &QpInner, qp_access: u32, reth: Reth, feth: Feth) -> Result<(), Nak
     }
     let need = flush_access(feth.placement_type);
     let checked = match flush_range(feth.selectivity, reth.va, reth.len) {
-        Some((va, len)) => resolve_rkey(qp, reth.rkey, va, len, need).map(|_| ()),
+        Some((va, len)) => resolve_rkey(qp.mem(), reth.rkey, va, len, need).map(|_| ()),
         // The whole region: the RETH's range means nothing.
-        None => check_rkey(qp, reth.rkey, need),
+        None => check_rkey(qp.mem(), reth.rkey, need),
     };
     checked.map_err(|_| NakCode::RemoteAccessError)?;
     // Writes before the FLUSH reach memory before its answer leaves.
@@ -97,8 +97,14 @@ fn atomic_write(
     if qp_access & REMOTE_WRITE == 0 || st.attr.get().max_dest_rd_atomic == 0 {
         return Err(NakCode::InvalidRequest);
     }
-    let (mr, at) = resolve_rkey(qp, reth.rkey, reth.va, u64::from(reth.len), REMOTE_WRITE)
-        .map_err(|_| NakCode::RemoteAccessError)?;
+    let (mr, at) = resolve_rkey(
+        qp.mem(),
+        reth.rkey,
+        reth.va,
+        u64::from(reth.len),
+        REMOTE_WRITE,
+    )
+    .map_err(|_| NakCode::RemoteAccessError)?;
     if !atomic_write_ok(reth.len, pkt.payload.len(), pkt.layout.pad) {
         return Err(NakCode::InvalidRequest);
     }

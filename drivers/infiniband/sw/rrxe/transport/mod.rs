@@ -3,14 +3,14 @@
 //! The transport: a QP's engine and its roles.
 //!
 //! Sending: [`req`] turns send WQEs into request packets, [`xmit`] builds and
-//! sends them along the QP's [`path`], [`comp`] matches the answers and
-//! completes the WQEs. Receiving: [`resp`] executes requests against local
-//! memory and answers them. [`qp`] holds the QP's state and runs these
-//! roles from its work items; [`flush`] is FLUSH and ATOMIC WRITE, both ways.
+//! sends them along the QP's [`Path`](crate::dev::path::Path), [`comp`]
+//! matches the answers and completes the WQEs. Receiving: [`resp`] executes
+//! requests against local memory and answers them. [`qp`] holds the QP's
+//! state and runs these roles from its work items; [`flush`] is FLUSH and
+//! ATOMIC WRITE, both ways.
 
 pub(crate) mod comp;
 pub(crate) mod flush;
-pub(crate) mod path;
 pub(crate) mod qp;
 pub(crate) mod req;
 pub(crate) mod resp;

@@ -10,6 +10,7 @@
 //! (see [`logic::segment`]) resending is just sending again.
 
 use crate::{
+    dev::path::Path,
     logic::{
         flow::{SendWindow, MAX_PKTS_PER_ACK},
         qp_state::QpType,
@@ -25,7 +26,6 @@ use crate::{
         psn::Psn,
     },
     queues::queue::SharedQueue,
-    transport::path::Path,
     transport::qp::{QpInner, QpState_},
     transport::xmit::{self, BuildError, Outbox},
 };
@@ -378,7 +378,7 @@ fn classify(op: &SendOp) -> (WcOpcode, FlightOp, Option<ReqKind>) {
 /// Runs a local operation; its outcome is its completion's status.
 fn local_op(qp: &QpInner, op: &SendOp) -> WcResult {
     // BIND_MW, and LOCAL_INV of a window.
-    if let Some(done) = crate::mem::mw::local_op(qp, op) {
+    if let Some(done) = crate::mem::mw::local_op(qp.mem(), op) {
         return done;
     }
     let mrs = &qp.dev.mrs;

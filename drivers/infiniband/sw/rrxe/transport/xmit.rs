@@ -10,12 +10,12 @@
 
 use crate::{
     dev::counters::{Counter, Counters},
+    dev::path::Path,
     ffi::net::{send_udp, NetDev, SkBuff, SkbOwner, UdpTx},
     proto::{
         icrc::{self, IpHeader},
         packet::{pad_len, Headers, ICRC_LEN},
     },
-    transport::path::Path,
 };
 use kernel::{prelude::*, sync::Arc};
 

@@ -10,6 +10,7 @@
 use super::{QpInner, QpState_};
 use crate::{
     dev::params,
+    dev::path::Path,
     ffi::ib::{consts::*, QpAttr, StoredQpAttr},
     ffi::rt,
     logic::{
@@ -17,7 +18,6 @@ use crate::{
         qp_state::{AttrMask, QpType},
     },
     proto::{mtu::ib_mtu_bytes, psn::Psn},
-    transport::path::Path,
 };
 use kernel::prelude::*;
 

@@ -17,6 +17,7 @@ use super::{
 use crate::{
     dev::ah::RrxeAh,
     dev::params,
+    dev::path::Path,
     dev::shared::Shared,
     ffi::ib::{
         consts::*, AhAttr, CreateQpResp, Event, Operations, PostError, QpAttr, QpHandle,
@@ -34,7 +35,6 @@ use crate::{
     queues::post::{self, SendLimits},
     queues::queue::SharedQueue,
     queues::srq::SrqInner,
-    transport::path::Path,
     transport::req::ReqState,
     transport::resp::RespState,
 };

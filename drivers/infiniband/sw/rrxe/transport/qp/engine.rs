@@ -271,7 +271,7 @@ impl QpInner {
         let info = pkt.info();
         let mut kick = false;
         if info.is_response() {
-            if self.ty != QpType::Rc || !st.can_send() || !st.path.is_some_and(|p| p.carried(meta))
+            if self.ty != QpType::Rc || !st.can_send() || !st.path.is_some_and(|p| meta.follows(&p))
             {
                 return;
             }
@@ -290,7 +290,7 @@ impl QpInner {
                 return;
             }
             if matches!(self.ty, QpType::Rc | QpType::Uc)
-                && !st.path.is_some_and(|p| p.carried(meta))
+                && !st.path.is_some_and(|p| meta.follows(&p))
             {
                 return;
             }

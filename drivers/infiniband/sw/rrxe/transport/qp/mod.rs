@@ -34,6 +34,7 @@ use crate::{
     ffi::ib::{QpCap, QpHandle},
     ffi::net::SkbAccount,
     logic::qp_state::QpType,
+    mem::{mw::QpId, MemCtx},
     queues::cq::CqInner,
     queues::queue::SharedQueue,
     queues::srq::SrqInner,
@@ -124,6 +125,17 @@ impl QpInner {
     /// The QP number.
     pub(crate) fn qpn(&self) -> u32 {
         self.qpn
+    }
+
+    /// What memory operations run for this QP read of it (window binds
+    /// and invalidations, R_Key checks).
+    pub(crate) fn mem(&self) -> MemCtx<'_> {
+        MemCtx {
+            mrs: &self.dev.mrs,
+            mws: &self.dev.mws,
+            pd: self.pd,
+            qp: QpId::of(self.qpn, self),
+        }
     }
 
     /// The multicast table attached the QP to one more group.

@@ -24,8 +24,8 @@ pub(super) fn atomic(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Resul
     if a.va % 8 != 0 {
         return Err(NakCode::InvalidRequest);
     }
-    let (mr, at) =
-        resolve_rkey(qp, a.rkey, a.va, 8, REMOTE_ATOMIC).map_err(|_| NakCode::RemoteAccessError)?;
+    let (mr, at) = resolve_rkey(qp.mem(), a.rkey, a.va, 8, REMOTE_ATOMIC)
+        .map_err(|_| NakCode::RemoteAccessError)?;
     let op = if pkt.opcode() == Opcode::RcCompareSwap {
         AtomicOp::CmpSwap {
             compare: a.compare,

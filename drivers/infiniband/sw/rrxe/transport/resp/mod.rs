@@ -32,6 +32,7 @@ mod ud;
 pub(crate) use read::send_read_responses;
 
 use crate::{
+    dev::path::Path,
     ffi::net::{IpAddr, NetDev},
     logic::{qp_state::QpType, resp::ReadReq},
     proto::{headers::Syndrome, packet::Packet, psn::Psn},
@@ -51,6 +52,14 @@ pub(crate) struct RxMeta<'a> {
     pub(crate) ip_header: &'a [u8],
     /// The netdev answers leave through (the device's).
     pub(crate) ndev: &'a NetDev,
+}
+
+impl RxMeta<'_> {
+    /// Whether the packet belongs to a connection on `path`: it came from
+    /// the peer's address to ours (rxe's `check_addr` compares both).
+    pub(crate) fn follows(&self, path: &Path) -> bool {
+        self.src == path.dst && self.dst == path.src
+    }
 }
 
 /// The message being received.

@@ -146,8 +146,14 @@ fn write_payload(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<()
             // placed (as rxe): a WRITE that runs past its region or window
             // places nothing.
             if reth.len > 0 {
-                resolve_rkey(qp, reth.rkey, reth.va, u64::from(reth.len), REMOTE_WRITE)
-                    .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;
+                resolve_rkey(
+                    qp.mem(),
+                    reth.rkey,
+                    reth.va,
+                    u64::from(reth.len),
+                    REMOTE_WRITE,
+                )
+                .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;
             }
             (reth.rkey, reth.va, reth.len, reth.len)
         }
@@ -157,7 +163,7 @@ fn write_payload(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<()
         return Err(Placement::Nak(NakCode::InvalidRequest));
     }
     if len > 0 || resid > 0 {
-        let (mr, at) = resolve_rkey(qp, rkey, va, u64::from(len), REMOTE_WRITE)
+        let (mr, at) = resolve_rkey(qp.mem(), rkey, va, u64::from(len), REMOTE_WRITE)
             .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;
         mr.write_at(at, pkt.payload)
             .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;

@@ -15,6 +15,7 @@ use super::{
     Resource,
 };
 use crate::{
+    dev::path::Path,
     ffi::net::NetDev,
     logic::{
         mr::REMOTE_READ,
@@ -27,7 +28,6 @@ use crate::{
         opcode::ExtHeader,
         packet::{Headers, Packet},
     },
-    transport::path::Path,
     transport::qp::{QpInner, QpState_},
     transport::xmit::{self, Outbox},
 };
@@ -43,8 +43,14 @@ pub(super) fn start_read(
         return Err(NakCode::RemoteAccessError);
     }
     if reth.len > 0 {
-        resolve_rkey(qp, reth.rkey, reth.va, u64::from(reth.len), REMOTE_READ)
-            .map_err(|_| NakCode::RemoteAccessError)?;
+        resolve_rkey(
+            qp.mem(),
+            reth.rkey,
+            reth.va,
+            u64::from(reth.len),
+            REMOTE_READ,
+        )
+        .map_err(|_| NakCode::RemoteAccessError)?;
     }
     let req = ReadReq::new(reth, pkt.headers.bth.psn, st.mtu);
     let depth = usize::from(st.attr.get().max_dest_rd_atomic);
@@ -157,8 +163,8 @@ fn send_read(
                 return Ok(());
             }
             let at_va = va.wrapping_add(u64::from(offset));
-            let (mr, at) =
-                resolve_rkey(qp, rkey, at_va, dst.len() as u64, REMOTE_READ).map_err(|_| ())?;
+            let (mr, at) = resolve_rkey(qp.mem(), rkey, at_va, dst.len() as u64, REMOTE_READ)
+                .map_err(|_| ())?;
             mr.read_at(at, dst).map_err(|_| ())
         });
         match built {

@@ -89,7 +89,7 @@ pub(super) fn finish_recv(
             // As rxe, a window that cannot be invalidated fails the
             // receive (and the QP).
             if c.status == WcStatus::Success
-                && crate::mem::mw::invalidate(qp, ieth.rkey, true).is_err()
+                && crate::mem::mw::invalidate(qp.mem(), ieth.rkey, true).is_err()
             {
                 c.status = WcStatus::RemInvReqErr;
             }

@@ -4,7 +4,7 @@
 //! address handle, resolved once from the address vector (while the core
 //! still holds its source GID) and kept as plain data.
 
-use crate::{ffi::ib::AhAttr, ffi::net::IpAddr, transport::resp::RxMeta};
+use crate::{ffi::ib::AhAttr, ffi::net::IpAddr};
 
 /// The addressing of a path.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
@@ -22,13 +22,6 @@ pub(crate) struct Path {
 }
 
 impl Path {
-    /// Whether a packet that arrived with `meta` belongs to a connection on
-    /// this path: from the peer's address to ours (rxe's `check_addr`
-    /// compares both).
-    pub(crate) fn carried(&self, meta: &RxMeta<'_>) -> bool {
-        meta.src == self.dst && meta.dst == self.src
-    }
-
     /// The path of an address vector; `None` without a source GID or when
     /// the two GIDs are not of the same IP family.
     pub(crate) fn from_ah(ah: &AhAttr) -> Option<Path> {
