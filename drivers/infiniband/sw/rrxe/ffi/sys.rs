@@ -6,7 +6,8 @@
 //! `include/rrxe/bindings.h` against the headers of the kernel we build for
 //! (see the module's `Kbuild`), so struct layouts always match that kernel.
 //! The C helpers in `rrxe_helpers.c` wrap static inline functions. Only the
-//! safe abstractions in [`crate::ffi::ib`] and [`crate::ffi::net`] use this module; it
+//! safe abstractions in [`crate::ffi::ib`] and [`crate::ffi::net`] (and the
+//! rxe ABI bridge, [`crate::ffi::rxe_abi`]) use this module; it
 //! re-exports just what they need, as drivers/gpu/nova-core does.
 
 #[allow(

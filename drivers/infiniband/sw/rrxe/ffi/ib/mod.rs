@@ -17,8 +17,6 @@ mod stats;
 mod udata;
 mod umem;
 mod vtable;
-mod wc;
-mod wqe_layout;
 mod wr;
 
 pub(crate) use device::{DeviceHandle, DeviceParams, IbDevice, PortEvent, Unregistered};
@@ -32,7 +30,6 @@ pub(crate) use queue_buf::{MmInfo, QueueBuf};
 pub(crate) use stats::StatDesc;
 pub(crate) use udata::Udata;
 pub(crate) use umem::Umem;
-pub(crate) use wc::{wc_opcode, wc_status};
 pub(crate) use wr::{KernelSge, RecvWr, RecvWrs, SendWr, SendWrs};
 
 /// Device attributes returned by `query_device` (plain C data).
@@ -111,8 +108,8 @@ pub(crate) mod consts {
         IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, IB_WIDTH_1X,
         RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_DRIVER_RXE,
     };
-    // Work completion flags of the data path (statuses and opcodes are
-    // typed: `logic::wc`, converted in `wc.rs`).
+    // Work completion flags of the data path (the driver types statuses
+    // and opcodes itself and converts them to the C numbers).
     pub(crate) use crate::ffi::sys::{
         IB_WC_GRH, IB_WC_WITH_IMM, IB_WC_WITH_INVALIDATE, IB_WC_WITH_NETWORK_HDR_TYPE,
         RDMA_NETWORK_IPV4, RDMA_NETWORK_IPV6,
