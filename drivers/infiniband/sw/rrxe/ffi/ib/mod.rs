@@ -32,6 +32,10 @@ pub(crate) use udata::Udata;
 pub(crate) use umem::Umem;
 pub(crate) use wr::{KernelSge, RecvWr, RecvWrs, SendWr, SendWrs};
 
+/// The size of a management datagram (`IB_MGMT_MAD_SIZE`, the size of
+/// `struct ib_mad`): what `process_mad` reads and answers.
+pub(crate) const MAD_SIZE: usize = 256;
+
 /// Device attributes returned by `query_device` (plain C data).
 pub(crate) type DeviceAttr = crate::ffi::sys::ib_device_attr;
 /// Port attributes returned by `query_port` (plain C data).

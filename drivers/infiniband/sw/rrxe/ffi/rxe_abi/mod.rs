@@ -11,6 +11,7 @@
 //! that the numbers and byte offsets `logic` hard-codes are those of the
 //! kernel we build for.
 
+mod numbers;
 mod wc;
 mod wqe_layout;
 
