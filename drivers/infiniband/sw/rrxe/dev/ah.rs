@@ -6,7 +6,10 @@
 use crate::{
     dev::irq_table::IrqTable,
     dev::params,
-    ffi::ib::{consts::*, AhAttr, CreateAhResp, StoredAhAttr, Udata},
+    ffi::{
+        ib::{consts::*, AhAttr, StoredAhAttr, Udata},
+        rxe_abi::CreateAhResp,
+    },
     logic::ids::{leaf_words, summary_words, Ids},
     transport::path::Path,
 };

@@ -8,10 +8,10 @@ use crate::{
     dev::params,
     ffi::{
         ib::{
-            consts::*, CqHandle, CqInitAttr, CreateCqResp, Event, QpHandle, QueuedWc, ResizeCqResp,
-            Udata, UserWorkCompletion, WorkCompletion,
+            consts::*, CqHandle, CqInitAttr, Event, QpHandle, QueuedWc, Udata, UserWorkCompletion,
+            WorkCompletion,
         },
-        rxe_abi::{wc_opcode, wc_status},
+        rxe_abi::{wc_opcode, wc_status, CreateCqResp, ResizeCqResp},
     },
     logic::{
         queue::{QueueType, Ring},
