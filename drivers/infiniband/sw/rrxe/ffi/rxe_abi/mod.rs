@@ -12,6 +12,7 @@
 //! kernel we build for.
 
 mod numbers;
+mod resp;
 mod wc;
 mod wqe_layout;
 
