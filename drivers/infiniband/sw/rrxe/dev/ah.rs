@@ -7,7 +7,10 @@ use crate::{
     dev::irq_table::IrqTable,
     dev::params,
     dev::path::Path,
-    ffi::ib::{consts::*, AhAttr, CreateAhResp, StoredAhAttr, Udata},
+    ffi::{
+        ib::{consts::*, AhAttr, StoredAhAttr, Udata},
+        rxe_abi::CreateAhResp,
+    },
     logic::ids::{leaf_words, summary_words, Ids},
 };
 use core::sync::atomic::{AtomicU32, Ordering};

@@ -7,7 +7,8 @@
 //! them: the driver reaches the kernel only through the safe abstractions
 //! here, written as if they lived in `rust/kernel` ([`ib`]: the RDMA core,
 //! [`net`]: net devices, sockets and notifiers, [`rt`]: work items, timers,
-//! CRC). The crate denies `unsafe` outside this layer, but for the few
+//! CRC). [`rxe_abi`] is the bridge between rrxe's typed rules and the
+//! numbers and layouts of the rxe user ABI and the C enums. The crate denies `unsafe` outside this layer, but for the few
 //! items that allow it and say why (two global locks' initialisation,
 //! the tunnel sockets' lifetime contract, a macro's expansion).
 
@@ -17,4 +18,5 @@
 pub(crate) mod ib;
 pub(crate) mod net;
 pub(crate) mod rt;
+pub(crate) mod rxe_abi;
 mod sys;

@@ -6,7 +6,8 @@
 //! `include/rrxe/bindings.h` against the headers of the kernel we build for
 //! (see the module's `Kbuild`), so struct layouts always match that kernel.
 //! The C helpers in `rrxe_helpers.c` wrap static inline functions. Only the
-//! safe abstractions in [`crate::ffi::ib`] and [`crate::ffi::net`] use this module; it
+//! safe abstractions in [`crate::ffi::ib`] and [`crate::ffi::net`] (and the
+//! rxe ABI bridge, [`crate::ffi::rxe_abi`]) use this module; it
 //! re-exports just what they need, as drivers/gpu/nova-core does.
 
 #[allow(
@@ -113,6 +114,12 @@ pub(crate) use raw::{
     IB_WC_REM_INV_REQ_ERR, IB_WC_REM_OP_ERR, IB_WC_RETRY_EXC_ERR, IB_WC_RNR_RETRY_EXC_ERR,
     IB_WC_SEND, IB_WC_SUCCESS, IB_WC_WITH_IMM, IB_WC_WITH_INVALIDATE, IB_WC_WITH_NETWORK_HDR_TYPE,
     RDMA_NETWORK_IPV4, RDMA_NETWORK_IPV6,
+};
+pub(crate) use raw::{
+    IB_SEND_INLINE, IB_WR_ATOMIC_CMP_AND_SWP, IB_WR_ATOMIC_FETCH_AND_ADD, IB_WR_ATOMIC_WRITE,
+    IB_WR_BIND_MW, IB_WR_FLUSH, IB_WR_LOCAL_INV, IB_WR_LSO, IB_WR_RDMA_READ,
+    IB_WR_RDMA_READ_WITH_INV, IB_WR_RDMA_WRITE, IB_WR_RDMA_WRITE_WITH_IMM, IB_WR_REG_MR,
+    IB_WR_SEND, IB_WR_SEND_WITH_IMM, IB_WR_SEND_WITH_INV,
 };
 
 // Constants.

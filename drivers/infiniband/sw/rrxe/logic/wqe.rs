@@ -50,7 +50,7 @@ pub(crate) const SEND_SOLICITED: u32 = 1 << 2;
 
 /// Byte offsets of the fields decoded here, per
 /// `include/uapi/rdma/rdma_user_rxe.h` (checked against the kernel's
-/// headers at build time by `ib/wqe_layout.rs`). All fields are in host
+/// headers at build time by `ffi/rxe_abi/wqe_layout.rs`). All fields are in host
 /// byte order except the immediate data, which is kept as stored.
 pub(crate) mod layout {
     /// `rxe_send_wqe.wr.wr_id`.

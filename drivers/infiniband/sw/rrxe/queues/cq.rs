@@ -6,9 +6,12 @@
 
 use crate::{
     dev::params,
-    ffi::ib::{
-        consts::*, wc_opcode, wc_status, CqHandle, CqInitAttr, CreateCqResp, Event, QpHandle,
-        QueuedWc, ResizeCqResp, Udata, UserWorkCompletion, WorkCompletion,
+    ffi::{
+        ib::{
+            consts::*, CqHandle, CqInitAttr, Event, QpHandle, QueuedWc, Udata, UserWorkCompletion,
+            WorkCompletion,
+        },
+        rxe_abi::{wc_opcode, wc_status, CreateCqResp, ResizeCqResp},
     },
     logic::{
         queue::{QueueType, Ring},

@@ -7,8 +7,9 @@
 
 use crate::{
     dev::ah::RrxeAh,
-    ffi::ib::{
-        KernelSge, Operations, PostError, RecvWqe, RecvWr, RecvWrs, SendWqe, SendWr, SendWrs, Sge,
+    ffi::{
+        ib::{KernelSge, Operations, PostError, RecvWr, RecvWrs, SendWr, SendWrs},
+        rxe_abi::{RecvWqe, SendWqe, Sge},
     },
     logic::{
         qp_state::QpType,

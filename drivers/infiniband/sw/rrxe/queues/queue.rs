@@ -8,7 +8,10 @@
 //! end's index is read from the shared header, masked, on every use.
 
 use crate::{
-    ffi::ib::{MmInfo, QueueBuf, Udata},
+    ffi::{
+        ib::{QueueBuf, Udata},
+        rxe_abi::MmInfo,
+    },
     logic::queue::{
         End, Queue, QueueError, QueueType, Ring, CONSUMER_INDEX_OFFSET, HEADER_LEN,
         INDEX_MASK_OFFSET, LOG2_ELEM_SIZE_OFFSET, PRODUCER_INDEX_OFFSET,
@@ -59,7 +62,16 @@ impl SharedQueue {
         buf.store_release(LOG2_ELEM_SIZE_OFFSET, ring.log2_elem_size());
         buf.store_release(INDEX_MASK_OFFSET, ring.index_mask());
         let mminfo = match udata {
-            Some(udata) => buf.expose(udata)?,
+            Some(udata) => {
+                // The size first: a buffer too large to describe is never
+                // exposed.
+                let size = u32::try_from(ring.buf_len()).map_err(|_| EINVAL)?;
+                MmInfo {
+                    offset: buf.expose(udata)?,
+                    size,
+                    pad: 0,
+                }
+            }
             None => MmInfo::default(),
         };
         Ok(Self {

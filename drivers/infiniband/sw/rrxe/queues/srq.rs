@@ -5,9 +5,9 @@
 
 use crate::{
     dev::params,
-    ffi::ib::{
-        consts::*, CreateSrqResp, Event, ModifySrqCmd, PostError, RecvWqe, RecvWrs, Sge, SrqAttr,
-        SrqHandle, SrqInitAttr, Udata,
+    ffi::{
+        ib::{consts::*, Event, PostError, RecvWrs, SrqAttr, SrqHandle, SrqInitAttr, Udata},
+        rxe_abi::{CreateSrqResp, ModifySrqCmd, RecvWqe, Sge},
     },
     logic::queue::QueueType,
     queues::post,

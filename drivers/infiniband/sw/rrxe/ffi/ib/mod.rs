@@ -17,8 +17,6 @@ mod stats;
 mod udata;
 mod umem;
 mod vtable;
-mod wc;
-mod wqe_layout;
 mod wr;
 
 pub(crate) use device::{DeviceHandle, DeviceParams, IbDevice, PortEvent, Unregistered};
@@ -28,12 +26,15 @@ pub(crate) use link::{LinkOps, LinkRegistration};
 pub(crate) use object::{Ah, Cq, Mr, Mw, Object, Pd, Qp, Srq};
 pub(crate) use operations::{MrKeys, Operations, PostError, QpBinding};
 pub(crate) use qp_attr::{AhAttr, StoredAhAttr, StoredQpAttr};
-pub(crate) use queue_buf::{MmInfo, QueueBuf};
+pub(crate) use queue_buf::QueueBuf;
 pub(crate) use stats::StatDesc;
 pub(crate) use udata::Udata;
 pub(crate) use umem::Umem;
-pub(crate) use wc::{wc_opcode, wc_status};
 pub(crate) use wr::{KernelSge, RecvWr, RecvWrs, SendWr, SendWrs};
+
+/// The size of a management datagram (`IB_MGMT_MAD_SIZE`, the size of
+/// `struct ib_mad`): what `process_mad` reads and answers.
+pub(crate) const MAD_SIZE: usize = 256;
 
 /// Device attributes returned by `query_device` (plain C data).
 pub(crate) type DeviceAttr = crate::ffi::sys::ib_device_attr;
@@ -66,32 +67,14 @@ unsafe impl Send for QueuedWc {}
 // SAFETY: as above.
 unsafe impl Sync for QueuedWc {}
 
-/// A user work completion as the rxe provider reads it from the CQ ring.
+/// A user work completion (`struct ib_uverbs_wc` of the uverbs ABI).
 pub(crate) type UserWorkCompletion = crate::ffi::sys::ib_uverbs_wc;
 /// SRQ creation arguments (plain C data).
 pub(crate) type SrqInitAttr = crate::ffi::sys::ib_srq_init_attr;
 /// SRQ attributes (plain C data).
 pub(crate) type SrqAttr = crate::ffi::sys::ib_srq_attr;
-/// The rxe ABI's create-SRQ response.
-pub(crate) type CreateSrqResp = crate::ffi::sys::rxe_create_srq_resp;
-/// The rxe ABI's modify-SRQ command.
-pub(crate) type ModifySrqCmd = crate::ffi::sys::rxe_modify_srq_cmd;
 /// An address vector as `query_ah` fills it (plain C data).
 pub(crate) type AhAttrRaw = crate::ffi::sys::rdma_ah_attr;
-/// The rxe ABI's create-AH response.
-pub(crate) type CreateAhResp = crate::ffi::sys::rxe_create_ah_resp;
-/// The rxe ABI's create-CQ response.
-pub(crate) type CreateCqResp = crate::ffi::sys::rxe_create_cq_resp;
-/// The rxe ABI's resize-CQ response.
-pub(crate) type ResizeCqResp = crate::ffi::sys::rxe_resize_cq_resp;
-/// The rxe ABI's create-QP response.
-pub(crate) type CreateQpResp = crate::ffi::sys::rxe_create_qp_resp;
-/// The rxe ABI's send WQE header (without the SGE/inline area).
-pub(crate) type SendWqe = crate::ffi::sys::rxe_send_wqe;
-/// The rxe ABI's receive WQE header (without the SGE area).
-pub(crate) type RecvWqe = crate::ffi::sys::rxe_recv_wqe;
-/// A scatter/gather element as rxe WQEs carry it.
-pub(crate) type Sge = crate::ffi::sys::rxe_sge;
 
 /// Constants of the RDMA core ABI that drivers put into the structs above.
 pub(crate) mod consts {
@@ -111,8 +94,8 @@ pub(crate) mod consts {
         IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, IB_WIDTH_1X,
         RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_DRIVER_RXE,
     };
-    // Work completion flags of the data path (statuses and opcodes are
-    // typed: `logic::wc`, converted in `wc.rs`).
+    // Work completion flags of the data path (the driver types statuses
+    // and opcodes itself and converts them to the C numbers).
     pub(crate) use crate::ffi::sys::{
         IB_WC_GRH, IB_WC_WITH_IMM, IB_WC_WITH_INVALIDATE, IB_WC_WITH_NETWORK_HDR_TYPE,
         RDMA_NETWORK_IPV4, RDMA_NETWORK_IPV6,

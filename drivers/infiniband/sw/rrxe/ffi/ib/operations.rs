@@ -15,8 +15,8 @@ use super::{
     wr::{RecvWrs, SendWrs},
     Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice, Mr, Mw, Pd, PortAttr,
     PortImmutable, PortModify, Qp, QpAttr, QpHandle, QpInitAttr, Srq, Udata, WorkCompletion,
+    MAD_SIZE,
 };
-use crate::logic::mad::MAD_SIZE;
 
 /// What `create_qp` gets besides the attributes: the objects the new QP is
 /// bound to (the core holds them for the QP's lifetime) and its handle.

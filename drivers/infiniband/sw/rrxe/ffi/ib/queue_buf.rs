@@ -2,9 +2,9 @@
 
 //! Queue memory shared with user space.
 //!
-//! rxe's work, receive and completion queues live in one `vmalloc_user`
-//! buffer each, which the process maps through the uverbs file
-//! (`rdma_user_mmap_entry`). Both sides access it concurrently, so the
+//! A driver's queues that a process maps (work, receive and completion
+//! rings, as rxe has them) live in one `vmalloc_user` buffer each, which
+//! the process maps through the uverbs file (`rdma_user_mmap_entry`). Both sides access it concurrently, so the
 //! kernel never forms a Rust reference into it: every access is a bounded,
 //! volatile or atomic access through this type, and a value read from it is
 //! a plain number to be validated, never a trusted index.
@@ -25,9 +25,6 @@ use core::{
 use kernel::{error::to_result, page::PAGE_SIZE, prelude::*, types::Opaque};
 
 use super::Udata;
-
-/// What the provider needs to map a queue (`struct mminfo`).
-pub(crate) type MmInfo = sys::mminfo;
 
 /// The mmap entry of an exposed buffer, owned by the core once inserted.
 #[repr(C)]
@@ -74,12 +71,11 @@ impl QueueBuf {
     }
 
     /// Makes the buffer mappable by the process behind `udata` and returns
-    /// the offset and size its provider passes to `mmap`.
-    pub(crate) fn expose(&mut self, udata: &Udata) -> Result<MmInfo> {
+    /// the offset its provider passes to `mmap` (with the buffer's size).
+    pub(crate) fn expose(&mut self, udata: &Udata) -> Result<u64> {
         if self.entry.is_some() {
             return Err(EINVAL);
         }
-        let size = u32::try_from(self.len).map_err(|_| EINVAL)?;
         let entry = KBox::new(
             MmapEntry {
                 entry: Opaque::zeroed(),
@@ -105,11 +101,7 @@ impl QueueBuf {
         // INVARIANT: from now on the buffer belongs to the entry.
         // SAFETY: `entry` came from `KBox::into_raw`, so it is not NULL.
         self.entry = Some(unsafe { NonNull::new_unchecked(entry) });
-        Ok(MmInfo {
-            offset,
-            size,
-            pad: 0,
-        })
+        Ok(offset)
     }
 
     fn word(&self, offset: usize) -> Option<&AtomicU32> {

@@ -14,9 +14,8 @@ use super::{
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
     Ah, AhAttr, Cq, CqHandle, IbDevice, Mr, MrKeys, Mw, Object, Operations, Pd, PostError, Qp,
-    QpBinding, QpHandle, Srq, Udata, WorkCompletion,
+    QpBinding, QpHandle, Srq, Udata, WorkCompletion, MAD_SIZE,
 };
-use crate::logic::mad::MAD_SIZE;
 
 /// An ops-table entry: the trampoline if the driver implements the
 /// operation, else NULL (the core then answers `EOPNOTSUPP`).

@@ -11,7 +11,6 @@
 
 use super::{Ah, Object, Operations};
 use crate::ffi::sys;
-use crate::logic::wr::opcode;
 use core::marker::PhantomData;
 
 /// A scatter/gather element (plain C data).
@@ -189,11 +188,16 @@ impl<'a> SendWr<'a> {
 
     /// The target of an RDMA request.
     pub(crate) fn rdma(&self) -> Option<RdmaWr> {
-        use opcode::*;
+        use sys::{
+            IB_WR_RDMA_READ, IB_WR_RDMA_READ_WITH_INV, IB_WR_RDMA_WRITE, IB_WR_RDMA_WRITE_WITH_IMM,
+        };
         if self.datagram
             || !matches!(
                 self.opcode(),
-                RDMA_WRITE | RDMA_WRITE_WITH_IMM | RDMA_READ | RDMA_READ_WITH_INV
+                IB_WR_RDMA_WRITE
+                    | IB_WR_RDMA_WRITE_WITH_IMM
+                    | IB_WR_RDMA_READ
+                    | IB_WR_RDMA_READ_WITH_INV
             )
         {
             return None;
@@ -208,8 +212,13 @@ impl<'a> SendWr<'a> {
 
     /// The operands of an atomic request.
     pub(crate) fn atomic(&self) -> Option<AtomicWr> {
-        use opcode::*;
-        if self.datagram || !matches!(self.opcode(), ATOMIC_CMP_AND_SWP | ATOMIC_FETCH_AND_ADD) {
+        use sys::{IB_WR_ATOMIC_CMP_AND_SWP, IB_WR_ATOMIC_FETCH_AND_ADD};
+        if self.datagram
+            || !matches!(
+                self.opcode(),
+                IB_WR_ATOMIC_CMP_AND_SWP | IB_WR_ATOMIC_FETCH_AND_ADD
+            )
+        {
             return None;
         }
         // SAFETY: atomic requests are embedded in `ib_atomic_wr`.
@@ -224,7 +233,7 @@ impl<'a> SendWr<'a> {
 
     /// The fast registration of a `REG_MR` request.
     pub(crate) fn reg(&self) -> Option<RegWr> {
-        if self.datagram || self.opcode() != opcode::REG_MR {
+        if self.datagram || self.opcode() != sys::IB_WR_REG_MR {
             return None;
         }
         // SAFETY: registration requests are embedded in `ib_reg_wr`.

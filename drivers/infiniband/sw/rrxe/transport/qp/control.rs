@@ -20,11 +20,12 @@ use crate::{
     dev::path::Path,
     dev::shared::Shared,
     ffi::ib::{
-        consts::*, AhAttr, CreateQpResp, Event, Operations, PostError, QpAttr, QpHandle,
-        QpInitAttr, RecvWqe, RecvWrs, SendWqe, SendWrs, Sge, Udata,
+        consts::*, AhAttr, Event, Operations, PostError, QpAttr, QpHandle, QpInitAttr, RecvWrs,
+        SendWrs, Udata,
     },
     ffi::net::SkbAccount,
     ffi::rt,
+    ffi::rxe_abi::{CreateQpResp, RecvWqe, SendWqe, Sge},
     logic::{
         flow::{qp_sport, MAX_UNACKED_PSNS},
         qp_state::{check_mask_supported, check_modify, AttrMask, QpState, QpStateError, QpType},

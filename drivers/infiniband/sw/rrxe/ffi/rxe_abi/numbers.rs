@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Build-time proof that the numbers `logic` hard-codes for the RDMA core
+//! are those of the kernel we build for: the work request opcodes and
+//! flags (`enum ib_wr_opcode`, `enum ib_send_flags`), which rxe WQEs and
+//! kernel work requests both carry, and the size of a management datagram.
+//! `logic` cannot see the bindings (it is also built on the host) and
+//! [`ib`](crate::ffi::ib) does not know `logic`, so the checks live here; a
+//! mismatch fails the build.
+
+use crate::ffi::{ib, sys};
+use crate::logic::{mad, wr};
+
+// `enum ib_wr_opcode`.
+const _: () = assert!(wr::opcode::RDMA_WRITE == sys::IB_WR_RDMA_WRITE);
+const _: () = assert!(wr::opcode::RDMA_WRITE_WITH_IMM == sys::IB_WR_RDMA_WRITE_WITH_IMM);
+const _: () = assert!(wr::opcode::SEND == sys::IB_WR_SEND);
+const _: () = assert!(wr::opcode::SEND_WITH_IMM == sys::IB_WR_SEND_WITH_IMM);
+const _: () = assert!(wr::opcode::RDMA_READ == sys::IB_WR_RDMA_READ);
+const _: () = assert!(wr::opcode::ATOMIC_CMP_AND_SWP == sys::IB_WR_ATOMIC_CMP_AND_SWP);
+const _: () = assert!(wr::opcode::ATOMIC_FETCH_AND_ADD == sys::IB_WR_ATOMIC_FETCH_AND_ADD);
+const _: () = assert!(wr::opcode::LOCAL_INV == sys::IB_WR_LOCAL_INV);
+const _: () = assert!(wr::opcode::BIND_MW == sys::IB_WR_BIND_MW);
+const _: () = assert!(wr::opcode::SEND_WITH_INV == sys::IB_WR_SEND_WITH_INV);
+const _: () = assert!(wr::opcode::LSO == sys::IB_WR_LSO);
+const _: () = assert!(wr::opcode::RDMA_READ_WITH_INV == sys::IB_WR_RDMA_READ_WITH_INV);
+const _: () = assert!(wr::opcode::FLUSH == sys::IB_WR_FLUSH);
+const _: () = assert!(wr::opcode::ATOMIC_WRITE == sys::IB_WR_ATOMIC_WRITE);
+const _: () = assert!(wr::opcode::REG_MR == sys::IB_WR_REG_MR);
+
+// `enum ib_send_flags` (an `int` in `struct ib_send_wr`, a `__u32` in the
+// rxe WQE, hence the bit-for-bit comparison).
+const _: () = assert!(wr::SEND_INLINE as i32 == sys::IB_SEND_INLINE);
+
+// The MAD `ib::Operations::process_mad` passes is the one `logic::mad`
+// answers.
+const _: () = assert!(mad::MAD_SIZE == ib::MAD_SIZE);
