@@ -77,15 +77,14 @@ fn acked_before(qp: &QpInner, st: &mut QpState_, psn: Psn) -> bool {
         let Some(f) = st.req.flights.get_mut(i) else {
             break;
         };
-        if f.done || f.op == FlightOp::Local {
+        if f.is_done() || f.op == FlightOp::Local {
             continue;
         }
         if !f.last_psn().is_before(psn) {
             break;
         }
         if f.op == FlightOp::SendWrite {
-            f.done = true;
-            f.status = WcStatus::Success;
+            f.finish(WcStatus::Success);
             progress = true;
         } else {
             upto = f.first_psn.add(f.read_next);
@@ -196,7 +195,7 @@ fn oldest_pending(st: &QpState_) -> Option<usize> {
         st.req
             .flights
             .get(i)
-            .is_some_and(|f| !f.done && f.op != FlightOp::Local)
+            .is_some_and(|f| !f.is_done() && f.op != FlightOp::Local)
     })
 }
 
@@ -208,7 +207,7 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
     let Some(f) = st.req.flights.get(i).copied() else {
         return;
     };
-    if f.done {
+    if f.is_done() {
         return;
     }
     if f.op != FlightOp::Read {
@@ -256,8 +255,7 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
     if let Some(f) = st.req.flights.get_mut(i) {
         f.read_next += 1;
         if f.read_next >= count {
-            f.done = true;
-            f.status = WcStatus::Success;
+            f.finish(WcStatus::Success);
             st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
         }
     }
@@ -317,7 +315,7 @@ fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet
         return;
     };
     match st.req.flights.get(i) {
-        Some(f) if f.op == FlightOp::Atomic && !f.done => {}
+        Some(f) if f.op == FlightOp::Atomic && !f.is_done() => {}
         _ => return,
     }
     if !acked_before(qp, st, psn) {
@@ -329,8 +327,7 @@ fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet
     }
     note_progress(st, true);
     if let Some(f) = st.req.flights.get_mut(i) {
-        f.done = true;
-        f.status = WcStatus::Success;
+        f.finish(WcStatus::Success);
         st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
     }
 }
@@ -369,20 +366,20 @@ pub(crate) fn complete_done(
     notify: &mut Notify,
 ) {
     while let Some(f) = st.req.flights.get(0).copied() {
-        if !f.done {
+        let Some(status) = f.outcome else {
             break;
-        }
+        };
         st.req.flights.pop();
         st.req.cursor = st.req.cursor.saturating_sub(1);
         sq.pop();
-        let failed = f.status != WcStatus::Success;
+        let failed = status != WcStatus::Success;
         if !failed && f.wc_opcode == WcOpcode::Send {
             qp.dev.counters.add(Counter::RdmaSends, 1);
         }
         if f.signaled || failed {
             let c = Completion {
                 wr_id: f.wr_id,
-                status: f.status,
+                status,
                 opcode: f.wc_opcode,
                 byte_len: f.length,
                 qp_num: qp.qpn,

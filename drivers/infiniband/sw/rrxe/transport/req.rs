@@ -61,9 +61,9 @@ pub(crate) struct Flight {
     /// The message's length (of a READ, the bytes it reads), or the range
     /// a FLUSH names: its completion's `byte_len`.
     pub(crate) length: u32,
-    /// Complete, with `status`.
-    pub(crate) done: bool,
-    pub(crate) status: WcStatus,
+    /// How it ended, once it has: its completion's status. `None` while
+    /// the requester or the completer still owes it something.
+    pub(crate) outcome: Option<WcStatus>,
     /// READ: the next response packet expected.
     pub(crate) read_next: u32,
 }
@@ -79,9 +79,19 @@ impl Flight {
         psn.in_window(self.first_psn, self.npsn)
     }
 
+    /// Whether it has ended (its completion is due, in SQ order).
+    pub(crate) fn is_done(&self) -> bool {
+        self.outcome.is_some()
+    }
+
+    /// Ends it with `status`.
+    pub(crate) fn finish(&mut self, status: WcStatus) {
+        self.outcome = Some(status);
+    }
+
     /// Whether it still waits for a response (READ or atomic).
     pub(crate) fn wants_response(&self) -> bool {
-        !self.done && matches!(self.op, FlightOp::Read | FlightOp::Atomic)
+        !self.is_done() && matches!(self.op, FlightOp::Read | FlightOp::Atomic)
     }
 }
 
@@ -253,7 +263,7 @@ impl ReqState {
     pub(crate) fn oldest_unacked(&self) -> Psn {
         let Some(f) = (0..self.flights.len())
             .filter_map(|i| self.flights.get(i))
-            .find(|f| !f.done && f.op != FlightOp::Local)
+            .find(|f| !f.is_done() && f.op != FlightOp::Local)
         else {
             return self.psn;
         };
@@ -288,7 +298,7 @@ impl ReqState {
     fn initiator_depth(&self) -> u32 {
         let atomic_writes = (0..self.flights.len())
             .filter_map(|i| self.flights.get(i))
-            .filter(|f| !f.done && f.wc_opcode == WcOpcode::AtomicWrite)
+            .filter(|f| !f.is_done() && f.wc_opcode == WcOpcode::AtomicWrite)
             .count();
         self.rd_atomic
             .saturating_add(u32::try_from(atomic_writes).unwrap_or(u32::MAX))
@@ -298,7 +308,7 @@ impl ReqState {
     pub(crate) fn awaiting_peer(&self) -> bool {
         (0..self.flights.len())
             .filter_map(|i| self.flights.get(i))
-            .any(|f| !f.done && f.op != FlightOp::Local)
+            .any(|f| !f.is_done() && f.op != FlightOp::Local)
     }
 
     /// Moves the cursor back so that sending resumes at `psn`. SENDs and
@@ -465,8 +475,7 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
         Err(_) => {
             f.wr_id = wqe_wr_id(&st.req.slot);
             f.op = FlightOp::Local;
-            f.done = true;
-            f.status = WcStatus::LocQpOpErr;
+            f.finish(WcStatus::LocQpOpErr);
             f.wc_opcode = WcOpcode::Send;
         }
         Ok(w) => {
@@ -488,8 +497,7 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
             }
             match op {
                 FlightOp::Local => {
-                    f.done = true;
-                    f.status = local_op(qp, &w.op).into();
+                    f.finish(local_op(qp, &w.op).into());
                 }
                 FlightOp::Read => {
                     f.npkts = 1;
@@ -503,8 +511,7 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
                 // sent, and not an error either (IBA C10-93.1.1): it
                 // completes successfully, as in rxe.
                 FlightOp::SendWrite if ud && w.length > mtu => {
-                    f.done = true;
-                    f.status = WcStatus::Success;
+                    f.finish(WcStatus::Success);
                     f.op = FlightOp::Local;
                 }
                 FlightOp::SendWrite => {
@@ -600,8 +607,7 @@ fn send_one(
         if qp.ty != QpType::Rc {
             // Unreliable: complete once sent.
             if let Some(f) = st.req.flights.get_mut(i) {
-                f.done = true;
-                f.status = WcStatus::Success;
+                f.finish(WcStatus::Success);
             }
         }
     }
@@ -618,8 +624,7 @@ pub(crate) fn fail_flight(st: &mut QpState_, i: usize, e: WcError) {
         if f.wants_response() {
             st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
         }
-        f.done = true;
-        f.status = e.into();
+        f.finish(e.into());
     }
     st.req.cursor = st.req.cursor.max(i + 1);
     st.req.pkt = 0;
