@@ -7,7 +7,7 @@
 //! and the user CQE carry. The driver's build checks the same numbers
 //! against the headers it is built with.
 
-use crate::logic::wc::{WcError, WcOpcode, WcResult, WcStatus};
+use crate::logic::wc::{WcError, WcFlags, WcOpcode, WcResult, WcStatus};
 
 #[test]
 fn statuses_have_the_kernel_numbers() {
@@ -103,4 +103,26 @@ fn errors_map_to_their_statuses() {
         assert_eq!(WcStatus::from(r), status, "{e:?}");
     }
     assert_eq!(WcStatus::from(WcResult::Ok(())), WcStatus::Success);
+}
+
+#[test]
+fn flags_have_the_kernel_bits() {
+    // include/rdma/ib_verbs.h, enum ib_wc_flags.
+    assert_eq!(WcFlags::GRH.raw(), 1);
+    assert_eq!(WcFlags::WITH_IMM.raw(), 2);
+    assert_eq!(WcFlags::WITH_INVALIDATE.raw(), 4);
+    assert_eq!(WcFlags::WITH_NETWORK_HDR_TYPE.raw(), 64);
+    assert_eq!(WcFlags::default(), WcFlags::NONE);
+}
+
+#[test]
+fn flags_combine_and_clear() {
+    let mut f = WcFlags::NONE;
+    f |= WcFlags::GRH | WcFlags::WITH_NETWORK_HDR_TYPE;
+    assert!(f.contains(WcFlags::GRH));
+    assert!(f.contains(WcFlags::GRH | WcFlags::WITH_NETWORK_HDR_TYPE));
+    assert!(!f.contains(WcFlags::WITH_IMM));
+    let user = f.without(WcFlags::WITH_NETWORK_HDR_TYPE);
+    assert_eq!(user, WcFlags::GRH);
+    assert_eq!(user.raw(), 1);
 }

@@ -159,6 +159,55 @@ pub(crate) enum WcError {
 /// status.
 pub(crate) type WcResult<T = ()> = Result<T, WcError>;
 
+/// The flags of a work completion rrxe sets (`enum ib_wc_flags`): which
+/// optional fields it carries.
+#[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
+pub(crate) struct WcFlags(u32);
+
+impl WcFlags {
+    /// No optional field.
+    pub(crate) const NONE: Self = Self(0);
+    /// The message came with a network header (`IB_WC_GRH`).
+    pub(crate) const GRH: Self = Self(1 << 0);
+    /// The completion carries immediate data (`IB_WC_WITH_IMM`).
+    pub(crate) const WITH_IMM: Self = Self(1 << 1);
+    /// The completion carries the key a SEND invalidated
+    /// (`IB_WC_WITH_INVALIDATE`).
+    pub(crate) const WITH_INVALIDATE: Self = Self(1 << 2);
+    /// The completion says which network header came
+    /// (`IB_WC_WITH_NETWORK_HDR_TYPE`); kernel consumers only.
+    pub(crate) const WITH_NETWORK_HDR_TYPE: Self = Self(1 << 6);
+
+    /// Whether every flag of `other` is set.
+    pub(crate) const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// These flags without those of `other`.
+    pub(crate) const fn without(self, other: Self) -> Self {
+        Self(self.0 & !other.0)
+    }
+
+    /// The `enum ib_wc_flags` bits (the user CQE's `wc_flags` of rxe, too).
+    pub(crate) const fn raw(self) -> u32 {
+        self.0
+    }
+}
+
+impl core::ops::BitOr for WcFlags {
+    type Output = Self;
+
+    fn bitor(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+}
+
+impl core::ops::BitOrAssign for WcFlags {
+    fn bitor_assign(&mut self, other: Self) {
+        self.0 |= other.0;
+    }
+}
+
 impl From<WcError> for WcStatus {
     fn from(e: WcError) -> Self {
         match e {

@@ -15,7 +15,7 @@ use crate::{
     },
     logic::{
         queue::{QueueType, Ring},
-        wc::{WcOpcode, WcStatus},
+        wc::{WcFlags, WcOpcode, WcStatus},
     },
     queues::queue::SharedQueue,
 };
@@ -42,19 +42,19 @@ pub(crate) struct Completion {
     pub(crate) byte_len: u32,
     pub(crate) qp_num: u32,
     pub(crate) src_qp: u32,
-    pub(crate) wc_flags: u32,
+    pub(crate) wc_flags: WcFlags,
     /// Immediate data or invalidated key, per `wc_flags`.
     pub(crate) ex: u32,
     pub(crate) pkey_index: u16,
     pub(crate) port_num: u8,
-    /// `RDMA_NETWORK_*` of a UD receive (with `IB_WC_WITH_NETWORK_HDR_TYPE`).
+    /// `RDMA_NETWORK_*` of a receive (with [`WcFlags::WITH_NETWORK_HDR_TYPE`]).
     pub(crate) network_hdr_type: u32,
 }
 
 /// `wc_flags` only kernel consumers get. `ib_uverbs_wc` has no network
 /// header type, rxe's user completions never carry the flag, and its bit
 /// means `IBV_WC_TM_DATA_VALID` to rdma-core.
-const KERNEL_ONLY_WC_FLAGS: u32 = IB_WC_WITH_NETWORK_HDR_TYPE;
+const KERNEL_ONLY_WC_FLAGS: WcFlags = WcFlags::WITH_NETWORK_HDR_TYPE;
 
 impl Completion {
     /// Marks a successful receive as having come with a network header, of
@@ -62,7 +62,7 @@ impl Completion {
     /// a RoCEv2 packet always has one (UD receives also find it in their
     /// buffer, as the 40-byte GRH).
     pub(crate) fn set_network_header(&mut self, v4: bool) {
-        self.wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+        self.wc_flags |= WcFlags::GRH | WcFlags::WITH_NETWORK_HDR_TYPE;
         self.network_hdr_type = if v4 {
             RDMA_NETWORK_IPV4
         } else {
@@ -77,7 +77,7 @@ impl Completion {
             opcode: wc_opcode(self.opcode),
             qp_num: self.qp_num,
             src_qp: self.src_qp,
-            wc_flags: self.wc_flags & !KERNEL_ONLY_WC_FLAGS,
+            wc_flags: self.wc_flags.without(KERNEL_ONLY_WC_FLAGS).raw(),
             byte_len: self.byte_len,
             pkey_index: self.pkey_index,
             port_num: self.port_num,
@@ -94,7 +94,7 @@ impl Completion {
             byte_len: self.byte_len,
             qp: qp.as_raw(),
             src_qp: self.src_qp,
-            wc_flags: self.wc_flags as i32,
+            wc_flags: self.wc_flags.raw() as i32,
             pkey_index: self.pkey_index,
             port_num: u32::from(self.port_num),
             network_hdr_type: self.network_hdr_type as u8,

@@ -94,12 +94,9 @@ pub(crate) mod consts {
         IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, IB_WIDTH_1X,
         RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_DRIVER_RXE,
     };
-    // Work completion flags of the data path (the driver types statuses
-    // and opcodes itself and converts them to the C numbers).
-    pub(crate) use crate::ffi::sys::{
-        IB_WC_GRH, IB_WC_WITH_IMM, IB_WC_WITH_INVALIDATE, IB_WC_WITH_NETWORK_HDR_TYPE,
-        RDMA_NETWORK_IPV4, RDMA_NETWORK_IPV6,
-    };
+    // The network header type of a receive's completion (the driver types
+    // completion statuses, opcodes and flags itself: ffi/rxe_abi/wc.rs).
+    pub(crate) use crate::ffi::sys::{RDMA_NETWORK_IPV4, RDMA_NETWORK_IPV6};
 }
 
 /// The EUI-64 GUID the RDMA core expects for a MAC address (IPv6 style, with

@@ -3,18 +3,19 @@
 //! Work completion statuses and opcodes at the C boundary: the typed
 //! [`WcStatus`] and [`WcOpcode`] become the numbers of `enum ib_wc_status`
 //! and `enum ib_wc_opcode` here, for a `struct ib_wc` or a user CQE
-//! (`struct ib_uverbs_wc`, which uses the same numbers).
+//! (`struct ib_uverbs_wc`, which uses the same numbers); the build checks
+//! that [`WcFlags`] has the bits of `enum ib_wc_flags`.
 
 use crate::{
     ffi::sys::{
         IB_WC_ATOMIC_WRITE, IB_WC_BAD_RESP_ERR, IB_WC_BIND_MW, IB_WC_COMP_SWAP, IB_WC_FETCH_ADD,
-        IB_WC_FLUSH, IB_WC_LOCAL_INV, IB_WC_LOC_LEN_ERR, IB_WC_LOC_PROT_ERR, IB_WC_LOC_QP_OP_ERR,
-        IB_WC_MW_BIND_ERR, IB_WC_RDMA_READ, IB_WC_RDMA_WRITE, IB_WC_RECV, IB_WC_RECV_RDMA_WITH_IMM,
-        IB_WC_REG_MR, IB_WC_REM_ACCESS_ERR, IB_WC_REM_INV_REQ_ERR, IB_WC_REM_OP_ERR,
-        IB_WC_RETRY_EXC_ERR, IB_WC_RNR_RETRY_EXC_ERR, IB_WC_SEND, IB_WC_SUCCESS,
-        IB_WC_WR_FLUSH_ERR,
+        IB_WC_FLUSH, IB_WC_GRH, IB_WC_LOCAL_INV, IB_WC_LOC_LEN_ERR, IB_WC_LOC_PROT_ERR,
+        IB_WC_LOC_QP_OP_ERR, IB_WC_MW_BIND_ERR, IB_WC_RDMA_READ, IB_WC_RDMA_WRITE, IB_WC_RECV,
+        IB_WC_RECV_RDMA_WITH_IMM, IB_WC_REG_MR, IB_WC_REM_ACCESS_ERR, IB_WC_REM_INV_REQ_ERR,
+        IB_WC_REM_OP_ERR, IB_WC_RETRY_EXC_ERR, IB_WC_RNR_RETRY_EXC_ERR, IB_WC_SEND, IB_WC_SUCCESS,
+        IB_WC_WITH_IMM, IB_WC_WITH_INVALIDATE, IB_WC_WITH_NETWORK_HDR_TYPE, IB_WC_WR_FLUSH_ERR,
     },
-    logic::wc::{WcOpcode, WcStatus},
+    logic::wc::{WcFlags, WcOpcode, WcStatus},
 };
 
 /// The `enum ib_wc_status` value of `status`.
@@ -68,4 +69,8 @@ const _: () = {
         assert!(opcodes[i].raw() == wc_opcode(opcodes[i]));
         i += 1;
     }
+    assert!(WcFlags::GRH.raw() == IB_WC_GRH);
+    assert!(WcFlags::WITH_IMM.raw() == IB_WC_WITH_IMM);
+    assert!(WcFlags::WITH_INVALIDATE.raw() == IB_WC_WITH_INVALIDATE);
+    assert!(WcFlags::WITH_NETWORK_HDR_TYPE.raw() == IB_WC_WITH_NETWORK_HDR_TYPE);
 };

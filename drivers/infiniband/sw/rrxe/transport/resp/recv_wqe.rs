@@ -13,9 +13,8 @@
 use super::InProgress;
 use crate::{
     dev::counters::Counter,
-    ffi::ib::consts::*,
     logic::{
-        wc::{WcOpcode, WcStatus},
+        wc::{WcFlags, WcOpcode, WcStatus},
         wqe,
     },
     mem::copy::{self, MemError},
@@ -78,13 +77,13 @@ pub(super) fn finish_recv(
     let mut c = recv_completion(qp, st, status, byte_len, st.attr.get().dest_qp_num);
     if let Some(imm) = pkt.headers.immdt {
         c.ex = imm.stored();
-        c.wc_flags |= IB_WC_WITH_IMM;
+        c.wc_flags |= WcFlags::WITH_IMM;
         if pkt.info().is_write() {
             c.opcode = WcOpcode::RecvRdmaWithImm;
         }
     } else if let Some(ieth) = pkt.headers.ieth {
         c.ex = ieth.rkey;
-        c.wc_flags |= IB_WC_WITH_INVALIDATE;
+        c.wc_flags |= WcFlags::WITH_INVALIDATE;
         if crate::mem::mw::is_mw_key(ieth.rkey) {
             // As rxe, a window that cannot be invalidated fails the
             // receive (and the QP).

@@ -11,11 +11,10 @@ use super::{
     RxMeta,
 };
 use crate::{
-    ffi::ib::consts::*,
     logic::{
         qp_state::QpType,
         resp::{on_length_error, ud_fits, LengthError},
-        wc::{WcError, WcStatus},
+        wc::{WcError, WcFlags, WcStatus},
         wqe,
     },
     proto::packet::Packet,
@@ -81,7 +80,7 @@ pub(super) fn on_ud(
     let mut c = recv_completion(qp, st, status, st.resp.recv_offset, deth.src_qpn);
     if let Some(imm) = pkt.headers.immdt {
         c.ex = imm.stored();
-        c.wc_flags |= IB_WC_WITH_IMM;
+        c.wc_flags |= WcFlags::WITH_IMM;
     }
     if status == WcStatus::Success {
         c.set_network_header(meta.src.is_v4());
