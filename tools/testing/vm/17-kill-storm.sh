@@ -149,12 +149,15 @@ storm_cycle() {
 	pkill -KILL -P "$srv" 2>/dev/null
 	pkill -KILL -P "$cli" 2>/dev/null
 	# A process still going after 10 s is stuck in the kernel's teardown:
-	# say where, once.
-	local waited=0
+	# say where, once. Counted in seconds, not polls: on the debug kernel
+	# under load one `sleep 0.5` poll costs well over a second.
+	local from=$SECONDS said=0
 	while kill -0 "$srv" 2>/dev/null || kill -0 "$cli" 2>/dev/null; do
 		sleep 0.5
-		waited=$((waited + 1))
-		[ $waited = 20 ] && stuck_stacks "$n" "$srv" "$cli"
+		if [ $said = 0 ] && [ $((SECONDS - from)) -ge 10 ]; then
+			stuck_stacks "$n" "$srv" "$cli"
+			said=1
+		fi
 	done
 	wait "$srv" "$cli" 2>/dev/null
 	t3=$(date +%s.%N)
