@@ -97,20 +97,26 @@ vm_group() {
 	out="$log_dir/vm-$gname.log"
 	bash scripts/vm-run.sh --group "${scripts[@]}" >"$out" 2>&1
 	rc=$?
+	# The serial console ends lines with \r\n. One cleaned copy, read from a
+	# variable: `tr … | grep -q` under pipefail fails whenever grep's early
+	# exit kills tr with SIGPIPE (a log over a pipe's worth), which once
+	# counted six scripts that ran and passed as missing.
+	local text
+	text=$(tr -d '\r' <"$out")
 	# Each script's results, under its name, in the order they ran.
-	tr -d '\r' <"$out" | awk -v names="${names[*]}" '
+	awk -v names="${names[*]}" '
 		BEGIN { n = split(names, want, " ") }
 		/^RRXE-SCRIPT: / { cur = $2; sub(/\.sh$/, "", cur); print "# " cur; seen[cur] = 1; next }
 		/^(ok|not ok) - / { print "  " $0 }
-		END { for (i = 1; i <= n; i++) if (!(want[i] in seen)) print "  not ok - " want[i] ": not run (the VM ended before it)" }'
-	n=$(tr -d '\r' <"$out" | grep -c '^ok - ')
+		END { for (i = 1; i <= n; i++) if (!(want[i] in seen)) print "  not ok - " want[i] ": not run (the VM ended before it)" }' <<<"$text"
+	n=$(grep -c '^ok - ' <<<"$text")
 	passed=$((passed + n))
-	n=$(tr -d '\r' <"$out" | grep -c '^not ok - ')
+	n=$(grep -c '^not ok - ' <<<"$text")
 	failed=$((failed + n))
 	for t in "${names[@]}"; do
-		tr -d '\r' <"$out" | grep -q "^RRXE-SCRIPT: $t.sh" || failed=$((failed + 1))
+		grep -q "^RRXE-SCRIPT: $t.sh" <<<"$text" || failed=$((failed + 1))
 	done
-	if [ $rc != 0 ] && ! tr -d '\r' <"$out" | grep -q '^not ok - '; then
+	if [ $rc != 0 ] && ! grep -q '^not ok - ' <<<"$text"; then
 		fail "$gname: exit $rc (see $out)"
 		tail -30 "$out"
 	fi
