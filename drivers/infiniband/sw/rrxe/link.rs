@@ -5,11 +5,11 @@
 
 use crate::{
     dev::params::guid_for,
-    dev::shared::Shared,
     ffi::ib::{self, consts::*, DeviceParams, LinkOps, Unregistered},
     ffi::net::{NetDev, NetDevRef},
     registry,
     rx::tunnel,
+    transport::shared::Shared,
     verbs::device::RrxeDevice,
 };
 use kernel::prelude::*;

@@ -6,9 +6,9 @@
 //! per-driver-id sweep would take its devices too).
 
 use crate::{
-    dev::shared::Shared,
     ffi::ib::DeviceHandle,
     ffi::net::{Net, NetDev, PernetEvents},
+    transport::shared::Shared,
     verbs::device::RrxeDevice,
 };
 use kernel::{prelude::*, sync::Arc};

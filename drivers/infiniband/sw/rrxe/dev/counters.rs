@@ -5,7 +5,8 @@
 //! data path counts into them; the port counts `link_downed`.
 
 use crate::{ffi::ib::StatDesc, logic::mad::PortCounters};
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use kernel::prelude::*;
 
 /// One counter (the order of [`NAMES`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,5 +96,30 @@ impl Counters {
             sent_pkts: self.get(Counter::SentPkts),
             rcvd_pkts: self.get(Counter::RcvdPkts),
         }
+    }
+}
+
+/// A count of objects bounded by a device limit.
+pub(crate) struct ObjectCount(AtomicU32);
+
+impl ObjectCount {
+    /// None taken.
+    pub(crate) const fn new() -> Self {
+        Self(AtomicU32::new(0))
+    }
+
+    /// Takes one, or `ENOMEM` (what rxe's pools say) when `max` are taken.
+    pub(crate) fn take(&self, max: u32) -> Result {
+        self.0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                (n < max).then_some(n + 1)
+            })
+            .map(|_| ())
+            .map_err(|_| ENOMEM)
+    }
+
+    /// Gives one back.
+    pub(crate) fn give(&self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }

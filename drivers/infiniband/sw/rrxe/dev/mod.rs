@@ -3,9 +3,9 @@
 //! Device resources: the advertised limits, the port counters, the tables
 //! that number QPs, MRs, MWs and AHs (read by the data path in softirq
 //! context), keys, the objects that are only entries of those tables
-//! (address handles, protection domains), the [`path`] packets take to a
-//! peer, and the state a device shares with the data path and netdev events
-//! ([`shared`]).
+//! (address handles, protection domains) and the [`path`] packets take to a
+//! peer. Nothing here names a QP, an MR or the device: the state that holds
+//! them all is [`crate::transport::shared`], above the memory layer.
 
 pub(crate) mod ah;
 pub(crate) mod counters;
@@ -15,4 +15,3 @@ pub(crate) mod params;
 pub(crate) mod path;
 pub(crate) mod pd;
 pub(crate) mod round_robin;
-pub(crate) mod shared;

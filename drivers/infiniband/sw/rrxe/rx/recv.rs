@@ -6,7 +6,6 @@
 //! responder of every QP attached to it. Runs in softirq context.
 
 use crate::{
-    dev::shared::Shared,
     ffi::net::RxDatagram,
     logic::{mcast::MULTICAST_QPN, qp_state::QpType},
     proto::{
@@ -15,6 +14,7 @@ use crate::{
         packet::{parse_packet, Packet},
     },
     transport::resp::RxMeta,
+    transport::shared::Shared,
 };
 
 /// Whether a P_Key is the default partition's (full or limited member),

@@ -10,9 +10,9 @@
 //! `EADDRINUSE`.
 
 use crate::{
-    dev::shared::Shared,
     ffi::net::{Net, NetDev, RxDatagram, TunnelRecv, UdpTunnel},
     rx::recv,
+    transport::shared::Shared,
     transport::xmit::ROCE_PORT,
 };
 use kernel::{

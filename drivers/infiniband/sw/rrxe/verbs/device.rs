@@ -2,15 +2,15 @@
 
 //! An rrxe device: one RoCEv2 port on top of one Ethernet netdev. Here are
 //! the driver data of its `ib_device` and the verbs; the state the data path
-//! and netdev events share with it is [`Shared`], in [`crate::dev::shared`].
+//! and netdev events share with it is [`Shared`], in [`crate::transport::shared`].
 
 use crate::{
     dev::ah::RrxeAh,
     dev::counters,
+    dev::counters::ObjectCount,
     dev::params,
     dev::pd::RrxePd,
     dev::round_robin::RoundRobin,
-    dev::shared::{ObjectCount, Shared},
     ffi::ib::{
         self, consts::*, Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice,
         KernelMemory, Mr, MrKeys, Mw, Operations, Pd, PortAttr, PortImmutable, PortModify,
@@ -28,6 +28,7 @@ use crate::{
     registry,
     rx::tunnel,
     transport::qp::{QpInner, QpLinks, RrxeQp},
+    transport::shared::Shared,
 };
 use core::mem::MaybeUninit;
 use kernel::{

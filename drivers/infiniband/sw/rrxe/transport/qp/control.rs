@@ -18,7 +18,6 @@ use crate::{
     dev::ah::RrxeAh,
     dev::params,
     dev::path::Path,
-    dev::shared::Shared,
     ffi::ib::{
         consts::*, AhAttr, Event, Operations, PostError, QpAttr, QpHandle, QpInitAttr, RecvWrs,
         SendWrs, Udata,
@@ -38,6 +37,7 @@ use crate::{
     queues::srq::SrqInner,
     transport::req::ReqState,
     transport::resp::RespState,
+    transport::shared::Shared,
 };
 use core::sync::atomic::AtomicU32;
 use kernel::{new_delayed_work, new_spinlock_irq, new_work, prelude::*, sync::Arc};

@@ -30,7 +30,6 @@ pub(crate) use self::{
 
 use self::run_once::RunOnce;
 use crate::{
-    dev::shared::Shared,
     ffi::ib::{QpCap, QpHandle},
     ffi::net::SkbAccount,
     logic::qp_state::QpType,
@@ -38,6 +37,7 @@ use crate::{
     queues::cq::CqInner,
     queues::queue::SharedQueue,
     queues::srq::SrqInner,
+    transport::shared::Shared,
 };
 use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::{
@@ -111,7 +111,7 @@ pub(crate) struct QpInner {
     flusher: RunOnce,
     /// The socket buffers this QP has in the IP stack.
     tx: SkbAccount<QpInner>,
-    /// How many multicast groups the QP is attached to (`crate::rx::mcast`).
+    /// How many multicast groups the QP is attached to (`crate::transport::mcast`).
     mcast_groups: AtomicU32,
 }
 

@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! A device's resources below the verbs: the state the data path and netdev
-//! events share with it ([`Shared`]: the port, the counters and the tables
-//! the receive path looks objects up in), and the counts that bound how
-//! many objects of a kind the verbs create ([`ObjectCount`]).
+//! The state a device shares with its QPs, the receive path and netdev
+//! events ([`Shared`]): the port, the counters, and the tables objects are
+//! looked up in (QPs, MRs, MWs, AHs, multicast groups).
+//!
+//! It lives in the transport, not in `dev/`, because it holds QPs: a QP
+//! keeps its device's `Shared` to reach the counters and the memory tables,
+//! and the receive path above finds QPs in it. Everything it is built from
+//! (`dev/`, `mem/`, [`mcast`](super::mcast)) sits below or beside it.
 
 use crate::{
     dev::ah::{AhNumbers, AhTable},
@@ -14,41 +18,14 @@ use crate::{
     ffi::net::NetDevRef,
     mem::mr::MrTable,
     mem::mw::MwTable,
-    rx::mcast::McastTable,
-    transport::qp::QpInner,
+    transport::{mcast::McastTable, qp::QpInner},
 };
-use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::{
     new_spinlock_irq,
     prelude::*,
     sync::{Arc, SpinLockIrq},
     xarray::AllocKind,
 };
-
-/// A count of objects bounded by a device limit.
-pub(crate) struct ObjectCount(AtomicU32);
-
-impl ObjectCount {
-    /// None taken.
-    pub(crate) const fn new() -> Self {
-        Self(AtomicU32::new(0))
-    }
-
-    /// Takes one, or `ENOMEM` (what rxe's pools say) when `max` are taken.
-    pub(crate) fn take(&self, max: u32) -> Result {
-        self.0
-            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
-                (n < max).then_some(n + 1)
-            })
-            .map(|_| ())
-            .map_err(|_| ENOMEM)
-    }
-
-    /// Gives one back.
-    pub(crate) fn give(&self) {
-        self.0.fetch_sub(1, Ordering::Relaxed);
-    }
-}
 
 /// Port state shared by the device and the registry (which the netdev
 /// notifier uses), so that events can reach a device that is still being
