@@ -104,6 +104,36 @@ enum Resource {
     Done { psn: Psn, pending: bool },
 }
 
+/// The one packet an atomic or a FLUSH/ATOMIC WRITE slot still owes once
+/// the READ responses before it are out.
+#[derive(Clone, Copy)]
+enum Owed {
+    AtomicAck { psn: Psn, orig: u64 },
+    EmptyRead { psn: Psn },
+}
+
+impl Resource {
+    /// What the slot still owes besides READ responses, if anything.
+    fn owed(&self) -> Option<Owed> {
+        match *self {
+            Resource::Atomic {
+                psn,
+                orig,
+                pending: true,
+            } => Some(Owed::AtomicAck { psn, orig }),
+            Resource::Done { psn, pending: true } => Some(Owed::EmptyRead { psn }),
+            _ => None,
+        }
+    }
+
+    /// Marks what [`Resource::owed`] said as sent.
+    fn settle(&mut self) {
+        if let Resource::Atomic { pending, .. } | Resource::Done { pending, .. } = self {
+            *pending = false;
+        }
+    }
+}
+
 /// The responder's state, under the QP's lock.
 pub(crate) struct RespState {
     /// The next PSN expected.

@@ -12,7 +12,7 @@
 
 use super::{
     ack::{emit_ack, emit_atomic_ack, emit_empty_read, response_bth},
-    Resource,
+    Owed, Resource,
 };
 use crate::{
     dev::path::Path,
@@ -83,30 +83,26 @@ pub(crate) fn send_read_responses(
     let start = st.resp.res_next.min(n);
     // Oldest first: from the next slot to fill round to the last filled.
     for i in Iterator::chain(start..n, 0..start) {
-        if let Some(Resource::Atomic { psn, orig, pending }) = st.resp.res.get_mut(i) {
-            if *pending {
+        let Some(slot) = st.resp.res.get_mut(i) else {
+            continue;
+        };
+        match slot.owed() {
+            Some(owed) => {
                 if !out.has_room() {
                     return true;
                 }
-                *pending = false;
-                let (psn, orig) = (*psn, *orig);
-                emit_atomic_ack(st, ndev, out, psn, orig);
+                slot.settle();
+                match owed {
+                    Owed::AtomicAck { psn, orig } => emit_atomic_ack(st, ndev, out, psn, orig),
+                    Owed::EmptyRead { psn } => emit_empty_read(st, ndev, out, psn),
+                }
             }
-            continue;
-        }
-        if let Some(Resource::Done { psn, pending }) = st.resp.res.get_mut(i) {
-            if *pending {
-                if !out.has_room() {
+            None if matches!(slot, Resource::Read { .. }) => {
+                if send_read(qp, st, ndev, out, &path, i) {
                     return true;
                 }
-                *pending = false;
-                let psn = *psn;
-                emit_empty_read(st, ndev, out, psn);
             }
-            continue;
-        }
-        if send_read(qp, st, ndev, out, &path, i) {
-            return true;
+            None => {}
         }
     }
     if let Some((psn, syndrome)) = st.resp.deferred {
