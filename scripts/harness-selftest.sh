@@ -19,15 +19,17 @@ ko=$RRXE_TOP/tools/testing/splat/rrxe_splat.ko
 
 dir=$(mktemp -d "$RRXE_CACHE/selftest.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-# kind:what the harness must say about the script. The Oops comes last: it
-# leaves the kernel tainted for whatever runs after it.
+# kind:what the harness must say about the script. lockdep comes first: it
+# turns itself off at the first report that leaves the kernel unreliable
+# (KASAN's does), so a lockdep report after one cannot happen. The Oops
+# comes last: it leaves the kernel tainted for whatever runs after it.
 cases="none:ok - splat-none.sh: kernel log clean
-warn:not ok - splat-warn.sh: kernel log has a splat
-kasan:not ok - splat-kasan.sh: kernel log has a splat
-leak:not ok - splat-leak.sh: kmemleak found leaks
 lockdep:not ok - splat-lockdep.sh: kernel log has a splat
+warn:not ok - splat-warn.sh: kernel log has a splat
 atomic:not ok - splat-atomic.sh: kernel log has a splat
+leak:not ok - splat-leak.sh: kmemleak found leaks
 hung:not ok - splat-hung.sh: kernel log has a splat
+kasan:not ok - splat-kasan.sh: kernel log has a splat
 oops:not ok - splat-oops.sh: kernel log has a splat"
 scripts=()
 while IFS=: read -r kind _; do
