@@ -20,7 +20,11 @@ echo scan=off 2>/dev/null >$kml && kml_on=1
 script_timeout=${RRXE_SCRIPT_TIMEOUT:-1200}
 
 # Any of these in the kernel log fails the run, whatever the script said.
-bad='Oops|BUG:|WARNING:|KASAN|UBSAN|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|refcount_t:|blocked for more than|general protection fault|kernel BUG|Call Trace:|unreferenced object|list_(add|del) corruption|sleeping function called from invalid context'
+# A kernel GP fault reads "general protection fault, ..." or "...: 0000"
+# (and comes with "Oops"); "traps: TOOL[PID] general protection fault ip:"
+# is a user process's, which check_log reports as a comment: a tool the
+# kill storm signals mid-teardown may fault in its own library.
+bad='Oops|BUG:|WARNING:|KASAN|UBSAN|possible circular locking|inconsistent lock state|possible recursive locking|suspicious RCU usage|refcount_t:|blocked for more than|general protection fault[,:]|kernel BUG|Call Trace:|unreferenced object|list_(add|del) corruption|sleeping function called from invalid context'
 
 # Upstream rdma_rxe bugs that rxe-to-rxe runs hit by themselves: a splat
 # block ("cut here" to "end trace") whose WARNING line matches one of these,
@@ -57,6 +61,8 @@ check_log() {
 	: >"$known_log"
 	log=$(kernel_log)
 	grep -E "$known_rxe" "$known_log" | sed 's/^[^]]*\] /# known rdma_rxe bug, not rrxe'"'"'s: /'
+	echo "$log" | grep -E '\] traps: .* general protection fault ip:' |
+		sed 's/^[^]]*\] /# a user process faulted (not a kernel report): /'
 	if echo "$log" | grep -Eq "$bad"; then
 		echo "not ok - $name: $1"
 		echo "$log" | grep -E -B5 -A40 "$bad" | head -150
