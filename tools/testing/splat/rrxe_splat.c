@@ -8,6 +8,7 @@
  * Every kind but "leak" fails the load (-EAGAIN) once it has made its
  * report, so nothing stays behind.
  */
+#include <linux/array_size.h>
 #include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/mutex.h>
@@ -90,27 +91,39 @@ static noinline void splat_oops(void)
 	WRITE_ONCE(*p, 1);
 }
 
+static noinline void splat_warn(void)
+{
+	WARN(1, "rrxe_splat: a deliberate warning\n");
+}
+
+static const struct {
+	const char *name;
+	void (*splat)(void);
+	/* The module stays loaded: its object must outlive init. */
+	bool stays;
+} kinds[] = {
+	{ "none", NULL, false },
+	{ "warn", splat_warn, false },
+	{ "kasan", splat_kasan, false },
+	{ "leak", splat_leak, true },
+	{ "lockdep", splat_lockdep, false },
+	{ "atomic", splat_atomic, false },
+	{ "hung", splat_hung, false },
+	{ "oops", splat_oops, false },
+};
+
 static int __init rrxe_splat_init(void)
 {
-	if (!strcmp(kind, "none"))
-		return -EAGAIN;
-	if (!strcmp(kind, "warn"))
-		WARN(1, "rrxe_splat: a deliberate warning\n");
-	else if (!strcmp(kind, "kasan"))
-		splat_kasan();
-	else if (!strcmp(kind, "leak"))
-		splat_leak();
-	else if (!strcmp(kind, "lockdep"))
-		splat_lockdep();
-	else if (!strcmp(kind, "atomic"))
-		splat_atomic();
-	else if (!strcmp(kind, "hung"))
-		splat_hung();
-	else if (!strcmp(kind, "oops"))
-		splat_oops();
-	else
-		return -EINVAL;
-	return strcmp(kind, "leak") ? -EAGAIN : 0;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kinds); i++) {
+		if (strcmp(kind, kinds[i].name))
+			continue;
+		if (kinds[i].splat)
+			kinds[i].splat();
+		return kinds[i].stays ? 0 : -EAGAIN;
+	}
+	return -EINVAL;
 }
 
 static void __exit rrxe_splat_exit(void)
