@@ -99,11 +99,17 @@ reset_guest() {
 	return 0
 }
 
+# cpu_ticks: the guest's busy and total CPU ticks so far, from /proc/stat.
+cpu_ticks() {
+	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t }' /proc/stat
+}
+
 # run_one SCRIPT [ARGS...]: runs a script, then its kmemleak and log checks.
 # Returns non-zero if any failed.
 run_one() {
-	local script=$1 rc=0 start=$SECONDS
+	local script=$1 rc=0 start=$SECONDS busy0 total0 busy1 total1
 	shift
+	read -r busy0 total0 < <(cpu_ticks)
 	name=$(basename "$script")
 	[ $kml_on = 1 ] && echo clear >$kml
 	dmesg --clear
@@ -113,7 +119,10 @@ run_one() {
 	timeout -k 10 "$script_timeout" bash "$script" "$@" > >(tee "$log") 2>&1
 	rc=$?
 	sleep 0.5
-	echo "# $name took $((SECONDS - start)) s"
+	# How busy the guest's CPUs were: a script that leaves them idle waits
+	# on timers and timeouts, not on the debug kernel (testing.rst).
+	read -r busy1 total1 < <(cpu_ticks)
+	echo "# $name took $((SECONDS - start)) s, CPUs $(((busy1 - busy0) * 100 / (total1 - total0 + 1)))% busy"
 	if [ $rc = 124 ] || [ $rc = 137 ]; then
 		echo "not ok - $name: did not finish within ${script_timeout}s"
 	elif [ $rc != 0 ] && ! grep -q '^not ok - ' "$log"; then
