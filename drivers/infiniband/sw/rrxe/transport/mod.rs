@@ -2,21 +2,20 @@
 
 //! The transport: a QP's engine and its roles.
 //!
-//! Sending: [`req`] turns send WQEs into request packets, [`xmit`] builds and
-//! sends them along the QP's [`Path`](crate::dev::path::Path), [`comp`]
-//! matches the answers and completes the WQEs. Receiving: [`resp`] executes
-//! requests against local memory and answers them. [`qp`] holds the QP's
-//! state and runs these roles from its work items; [`flush`] is FLUSH and
-//! ATOMIC WRITE, both ways.
+//! Sending: [`send::req`] turns send WQEs into request packets, [`xmit`]
+//! builds and sends them along the QP's [`Path`](crate::dev::path::Path),
+//! [`send::comp`] matches the answers and completes the WQEs. Receiving:
+//! [`resp`] executes requests against local memory and answers them.
+//! [`qp`] holds the QP's state and runs these roles from its work items;
+//! [`flush`] is FLUSH and ATOMIC WRITE, both ways.
 //!
 //! The device state the QPs share is [`shared`] (with the QP and multicast
 //! tables the receive path above looks up, [`mcast`]).
 
-pub(crate) mod comp;
 pub(crate) mod flush;
 pub(crate) mod mcast;
 pub(crate) mod qp;
-pub(crate) mod req;
 pub(crate) mod resp;
+pub(crate) mod send;
 pub(crate) mod shared;
 pub(crate) mod xmit;

@@ -35,8 +35,8 @@ use crate::{
     queues::post::{self, SendLimits},
     queues::queue::SharedQueue,
     queues::srq::SrqInner,
-    transport::req::ReqState,
     transport::resp::RespState,
+    transport::send::req::ReqState,
     transport::shared::Shared,
 };
 use core::sync::atomic::AtomicU32;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The QP's data-path engine: runs the requester, completer and responder
-//! (`transport::{req, comp, resp}`) under the QP's lock, then, with the lock
-//! dropped, carries out what they decided: sends the outbox, calls the CQs'
-//! handlers, arms timers, reports events, enters ERR. Packets arrive here
+//! (`transport::send::{req, comp}`, `transport::resp`) under the QP's
+//! lock, then, with the lock dropped, carries out what they decided: sends
+//! the outbox, calls the CQs' handlers, arms timers, reports events,
+//! enters ERR. Packets arrive here
 //! from the receive path ([`QpInner::receive`]); the requester runs from a
 //! post, a packet, a timer or the work queue ([`QpInner::kick`]), one CPU
 //! at a time. Work items and timers are queued only through the gate that
@@ -22,9 +23,9 @@ use crate::{
         mtu::{ib_mtu_bytes, ib_mtu_for_netdev},
         packet::Packet,
     },
-    transport::comp,
-    transport::req::{self, ReqEnd},
     transport::resp::{self, RxMeta},
+    transport::send::comp,
+    transport::send::req::{self, ReqEnd},
     transport::xmit::Outbox,
 };
 use kernel::{

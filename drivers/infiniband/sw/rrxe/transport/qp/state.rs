@@ -8,8 +8,8 @@
 //! `transport` see one plain struct, handed to them as `&mut`.
 
 use crate::{
-    dev::path::Path, ffi::ib::StoredQpAttr, logic::qp_state::QpState, transport::req::ReqState,
-    transport::resp::RespState,
+    dev::path::Path, ffi::ib::StoredQpAttr, logic::qp_state::QpState, transport::resp::RespState,
+    transport::send::req::ReqState,
 };
 
 /// The mutable part of a QP, under its lock: the control state and the

@@ -28,7 +28,7 @@ use crate::{
     queues::cq::Completion,
     queues::queue::SharedQueue,
     transport::qp::{Notify, QpInner, QpState_},
-    transport::req::FlightOp,
+    transport::send::req::FlightOp,
 };
 
 /// Retry counts of 7 mean "retry forever" (IBA).
@@ -186,7 +186,7 @@ pub(crate) fn retry(qp: &QpInner, st: &mut QpState_, psn: Psn) {
 /// Fails the flight holding `psn` (or the oldest outstanding one).
 fn fail_at(st: &mut QpState_, psn: Psn, e: WcError) {
     let i = st.req.flights.find(psn).unwrap_or(0);
-    crate::transport::req::fail_flight(st, i, e);
+    crate::transport::send::req::fail_flight(st, i, e);
 }
 
 /// The index of the oldest flight still waiting for the peer.
@@ -302,7 +302,7 @@ fn place_in_wqe(
 
 /// Whether `pkt`, a READ response to the flight `f`, is the answer C rxe
 /// gives to a FLUSH or an ATOMIC WRITE: a lone response without payload.
-fn is_empty_read_ack(f: &crate::transport::req::Flight, pkt: &Packet<'_>) -> bool {
+fn is_empty_read_ack(f: &crate::transport::send::req::Flight, pkt: &Packet<'_>) -> bool {
     matches!(f.wc_opcode, WcOpcode::Flush | WcOpcode::AtomicWrite)
         && pkt.info().is_first()
         && pkt.info().is_last()
