@@ -9,7 +9,7 @@
 
 use crate::{
     dev::path::Path, ffi::ib::StoredQpAttr, logic::qp_state::QpState, transport::resp::RespState,
-    transport::send::req::ReqState,
+    transport::send::SendState,
 };
 
 /// The mutable part of a QP, under its lock: the control state and the
@@ -32,8 +32,8 @@ pub(crate) struct QpState_ {
     pub(crate) mtu: u32,
     /// The retransmit timeout in jiffies (`None`: wait forever).
     pub(crate) timeout_jiffies: Option<u64>,
-    /// The requester's and completer's state.
-    pub(crate) req: ReqState,
+    /// The send state the requester and the completer share.
+    pub(crate) send: SendState,
     /// The responder's state.
     pub(crate) resp: RespState,
     /// Set by the data path under the lock, acted on after it: the QP is to

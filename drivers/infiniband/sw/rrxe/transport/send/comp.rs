@@ -8,6 +8,7 @@
 //! before `p`: SENDs and WRITEs before it are done; a READ or atomic
 //! before it whose response never came must be asked again.
 
+use super::{Flight, FlightOp};
 use crate::{
     dev::counters::Counter,
     logic::{
@@ -28,7 +29,6 @@ use crate::{
     queues::cq::Completion,
     queues::queue::SharedQueue,
     transport::qp::{Notify, QpInner, QpState_},
-    transport::send::req::FlightOp,
 };
 
 /// Retry counts of 7 mean "retry forever" (IBA).
@@ -39,8 +39,8 @@ const RETRY_FOREVER: u8 = 7;
 pub(crate) fn on_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
     let psn = pkt.headers.bth.psn;
     // Ignore responses to PSNs never sent or long acknowledged.
-    let oldest = st.req.oldest_unacked();
-    if !psn.in_window(oldest.sub(1), oldest.distance(st.req.psn) + 1) {
+    let oldest = st.send.oldest_unacked();
+    if !psn.in_window(oldest.sub(1), oldest.distance(st.send.psn) + 1) {
         return;
     }
     match pkt.info().class() {
@@ -73,8 +73,8 @@ fn acked_before(qp: &QpInner, st: &mut QpState_, psn: Psn) -> bool {
     // The caller checked `psn` is no later than the next PSN to send.
     let mut upto = psn;
     let mut complete = true;
-    for i in 0..st.req.flights.len() {
-        let Some(f) = st.req.flights.get_mut(i) else {
+    for i in 0..st.send.flights.len() {
+        let Some(f) = st.send.flights.get_mut(i) else {
             break;
         };
         if f.is_done() || f.op == FlightOp::Local {
@@ -92,12 +92,12 @@ fn acked_before(qp: &QpInner, st: &mut QpState_, psn: Psn) -> bool {
             break;
         }
     }
-    if st.req.acked.is_before(upto) {
-        st.req.acked = upto;
+    if st.send.acked.is_before(upto) {
+        st.send.acked = upto;
         progress = true;
     }
     note_progress(st, progress);
-    if !complete && !st.req.retry_started {
+    if !complete && !st.send.retry_started {
         retry(qp, st, upto);
     }
     complete
@@ -108,12 +108,12 @@ fn acked_before(qp: &QpInner, st: &mut QpState_, psn: Psn) -> bool {
 /// and the timeout clock.
 fn note_progress(st: &mut QpState_, progress: bool) {
     if progress {
-        st.req.window.acked();
-        st.req.timeouts = 0;
-        st.req.retry_started = false;
-        st.req.retry_left = st.attr.get().retry_cnt;
-        st.req.rnr_left = st.attr.get().rnr_retry;
-        st.req.progress = crate::ffi::rt::jiffies();
+        st.send.window.acked();
+        st.send.timeouts = 0;
+        st.send.retry_started = false;
+        st.send.retry_left = st.attr.get().retry_cnt;
+        st.send.rnr_left = st.attr.get().rnr_retry;
+        st.send.progress = crate::ffi::rt::jiffies();
     }
 }
 
@@ -127,16 +127,16 @@ fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
                 return;
             }
             qp.dev.counters.add(Counter::RcvdRnrErr, 1);
-            if st.req.rnr_left == 0 {
+            if st.send.rnr_left == 0 {
                 qp.dev.counters.add(Counter::RetryRnrExceededErr, 1);
                 fail_at(st, psn, WcError::RnrRetryExc);
                 return;
             }
-            if st.req.rnr_left != RETRY_FOREVER {
-                st.req.rnr_left -= 1;
+            if st.send.rnr_left != RETRY_FOREVER {
+                st.send.rnr_left -= 1;
             }
-            st.req.rewind(psn);
-            st.req.rnr_wait = true;
+            st.send.rewind(psn);
+            st.send.rnr_wait = true;
             st.rnr_delay_us = Some(crate::proto::headers::rnr_timeout_usecs(timer));
         }
         Syndrome::Nak(NakCode::PsnSequenceError) => {
@@ -146,7 +146,7 @@ fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
             qp.dev.counters.add(Counter::RcvdSeqErr, 1);
             // Progress above cleared `retry_started`; without it this NAK
             // names the gap the running retry already fills.
-            if !st.req.retry_started {
+            if !st.send.retry_started {
                 retry(qp, st, psn);
             }
         }
@@ -169,30 +169,30 @@ fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
 /// Retransmits from `psn` if the retry budget allows, else fails the
 /// flight with `RETRY_EXC_ERR`.
 pub(crate) fn retry(qp: &QpInner, st: &mut QpState_, psn: Psn) {
-    if st.req.retry_left == 0 {
+    if st.send.retry_left == 0 {
         qp.dev.counters.add(Counter::RetryExceededErr, 1);
         fail_at(st, psn, WcError::RetryExc);
         return;
     }
-    if st.req.retry_left != RETRY_FOREVER {
-        st.req.retry_left -= 1;
+    if st.send.retry_left != RETRY_FOREVER {
+        st.send.retry_left -= 1;
     }
     qp.dev.counters.add(Counter::CompleterRetryErr, 1);
-    st.req.progress = crate::ffi::rt::jiffies();
-    st.req.retry_started = true;
-    st.req.rewind(psn);
+    st.send.progress = crate::ffi::rt::jiffies();
+    st.send.retry_started = true;
+    st.send.rewind(psn);
 }
 
 /// Fails the flight holding `psn` (or the oldest outstanding one).
 fn fail_at(st: &mut QpState_, psn: Psn, e: WcError) {
-    let i = st.req.flights.find(psn).unwrap_or(0);
+    let i = st.send.flights.find(psn).unwrap_or(0);
     crate::transport::send::req::fail_flight(st, i, e);
 }
 
 /// The index of the oldest flight still waiting for the peer.
 fn oldest_pending(st: &QpState_) -> Option<usize> {
-    (0..st.req.flights.len()).find(|&i| {
-        st.req
+    (0..st.send.flights.len()).find(|&i| {
+        st.send
             .flights
             .get(i)
             .is_some_and(|f| !f.is_done() && f.op != FlightOp::Local)
@@ -201,10 +201,10 @@ fn oldest_pending(st: &QpState_) -> Option<usize> {
 
 fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
     let psn = pkt.headers.bth.psn;
-    let Some(i) = st.req.flights.find(psn) else {
+    let Some(i) = st.send.flights.find(psn) else {
         return;
     };
-    let Some(f) = st.req.flights.get(i).copied() else {
+    let Some(f) = st.send.flights.get(i).copied() else {
         return;
     };
     if f.is_done() {
@@ -228,7 +228,7 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
     // once until the READ moves on; a duplicate is dropped.
     let index = f.first_psn.distance(psn);
     if index != f.read_next {
-        if index > f.read_next && !st.req.retry_started {
+        if index > f.read_next && !st.send.retry_started {
             qp.dev.counters.add(Counter::RcvdSeqErr, 1);
             retry(qp, st, f.first_psn.add(f.read_next));
         }
@@ -252,11 +252,11 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
         return;
     }
     note_progress(st, true);
-    if let Some(f) = st.req.flights.get_mut(i) {
+    if let Some(f) = st.send.flights.get_mut(i) {
         f.read_next += 1;
         if f.read_next >= count {
             f.finish(WcStatus::Success);
-            st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
+            st.send.rd_atomic = st.send.rd_atomic.saturating_sub(1);
         }
     }
 }
@@ -274,11 +274,11 @@ fn place_in_wqe(
     offset: u32,
     data: &[u8],
 ) -> bool {
-    if !sq.peek_nth(i as u32, &mut st.req.slot) {
+    if !sq.peek_nth(i as u32, &mut st.send.slot) {
         return false;
     }
     let placed = match wqe::decode_send(
-        &st.req.slot,
+        &st.send.slot,
         QpType::Rc,
         qp.cap.max_send_sge,
         qp.cap.max_inline_data,
@@ -302,7 +302,7 @@ fn place_in_wqe(
 
 /// Whether `pkt`, a READ response to the flight `f`, is the answer C rxe
 /// gives to a FLUSH or an ATOMIC WRITE: a lone response without payload.
-fn is_empty_read_ack(f: &crate::transport::send::req::Flight, pkt: &Packet<'_>) -> bool {
+fn is_empty_read_ack(f: &Flight, pkt: &Packet<'_>) -> bool {
     matches!(f.wc_opcode, WcOpcode::Flush | WcOpcode::AtomicWrite)
         && pkt.info().is_first()
         && pkt.info().is_last()
@@ -311,10 +311,10 @@ fn is_empty_read_ack(f: &crate::transport::send::req::Flight, pkt: &Packet<'_>) 
 
 fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
     let psn = pkt.headers.bth.psn;
-    let (Some(i), Some(ack)) = (st.req.flights.find(psn), pkt.headers.atomic_ack_eth) else {
+    let (Some(i), Some(ack)) = (st.send.flights.find(psn), pkt.headers.atomic_ack_eth) else {
         return;
     };
-    match st.req.flights.get(i) {
+    match st.send.flights.get(i) {
         Some(f) if f.op == FlightOp::Atomic && !f.is_done() => {}
         _ => return,
     }
@@ -326,9 +326,9 @@ fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet
         return;
     }
     note_progress(st, true);
-    if let Some(f) = st.req.flights.get_mut(i) {
+    if let Some(f) = st.send.flights.get_mut(i) {
         f.finish(WcStatus::Success);
-        st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
+        st.send.rd_atomic = st.send.rd_atomic.saturating_sub(1);
     }
 }
 
@@ -337,24 +337,24 @@ fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet
 /// wait before checking again, if the timer should stay armed.
 pub(crate) fn timeout(qp: &QpInner, st: &mut QpState_) -> Option<u64> {
     let base = st.timeout_jiffies?;
-    let period = backed_off(base, st.req.timeouts);
-    if st.state.raw() < QpState::Rts.raw() || !st.req.awaiting_peer() {
+    let period = backed_off(base, st.send.timeouts);
+    if st.state.raw() < QpState::Rts.raw() || !st.send.awaiting_peer() {
         return None;
     }
     let now = crate::ffi::rt::jiffies();
-    let due = st.req.progress.wrapping_add(period);
+    let due = st.send.progress.wrapping_add(period);
     if (now.wrapping_sub(due) as i64) < 0 {
         return Some(due.wrapping_sub(now));
     }
     if oldest_pending(st).is_some() {
-        let psn = st.req.oldest_unacked();
+        let psn = st.send.oldest_unacked();
         retry(qp, st, psn);
         // The responder may be swamped rather than the packets lost: send
         // a little and wait longer (see `SendWindow`).
-        st.req.window.timed_out();
-        st.req.timeouts = st.req.timeouts.saturating_add(1);
+        st.send.window.timed_out();
+        st.send.timeouts = st.send.timeouts.saturating_add(1);
     }
-    Some(backed_off(base, st.req.timeouts))
+    Some(backed_off(base, st.send.timeouts))
 }
 
 /// Pops the completed flights at the head of the SQ and reports them.
@@ -365,12 +365,12 @@ pub(crate) fn complete_done(
     sq: &mut SharedQueue,
     notify: &mut Notify,
 ) {
-    while let Some(f) = st.req.flights.get(0).copied() {
+    while let Some(f) = st.send.flights.get(0).copied() {
         let Some(status) = f.outcome else {
             break;
         };
-        st.req.flights.pop();
-        st.req.cursor = st.req.cursor.saturating_sub(1);
+        st.send.flights.pop();
+        st.send.cursor = st.send.cursor.saturating_sub(1);
         sq.pop();
         let failed = status != WcStatus::Success;
         if !failed && f.wc_opcode == WcOpcode::Send {
@@ -392,7 +392,7 @@ pub(crate) fn complete_done(
             break;
         }
     }
-    if st.sqd() && st.sq_draining && st.req.flights.is_empty() {
+    if st.sqd() && st.sq_draining && st.send.flights.is_empty() {
         st.sq_draining = false;
         st.sqd_event = true;
     }
