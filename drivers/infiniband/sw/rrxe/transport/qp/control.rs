@@ -175,6 +175,7 @@ impl QpInner {
                     resp,
                     enter_error: false,
                     arm_retransmit: false,
+                    timer_armed: false,
                     rnr_delay_us: None,
                     reads_pending: false,
                     sqd_event: false,
@@ -226,7 +227,7 @@ impl QpInner {
         st.state = next;
         // SQD is reported once the requester has nothing in flight.
         let sqd_notify = st.attr.get().en_sqd_async_notify != 0;
-        let drained = st.send.flights.is_empty();
+        let drained = st.send.is_drained();
         st.sq_draining = next == QpState::Sqd && !drained;
         drop(st);
         match next {
@@ -345,7 +346,7 @@ impl QpInner {
         attr.sq_draining = u8::from(st.sq_draining);
         // The PSNs where the queues stand now, not as last set: what rxe
         // reports, and what `rdma res show qp` shows.
-        attr.sq_psn = st.send.psn.get();
+        attr.sq_psn = st.send.psn().get();
         attr.rq_psn = st.resp.psn.get();
         drop(st);
         attr.cap = self.cap;

@@ -213,10 +213,10 @@ impl QpInner {
         notify: Notify,
     ) {
         let error = core::mem::take(&mut st.enter_error);
-        let arm = core::mem::take(&mut st.arm_retransmit) && !st.send.timer_armed;
+        let arm = core::mem::take(&mut st.arm_retransmit) && !st.timer_armed;
         let timeout = st.timeout_jiffies;
         if arm && timeout.is_some() {
-            st.send.timer_armed = true;
+            st.timer_armed = true;
         }
         let rnr = st.rnr_delay_us.take();
         let sqd = core::mem::take(&mut st.sqd_event) && st.attr.get().en_sqd_async_notify != 0;
@@ -326,7 +326,7 @@ impl QpInner {
     /// up into ERR), the timer is armed again if needed, the requester runs.
     fn retransmit_timer(self: &Arc<Self>) {
         let mut st = self.state.lock();
-        st.send.timer_armed = false;
+        st.timer_armed = false;
         if st.destroyed {
             return;
         }
@@ -334,7 +334,7 @@ impl QpInner {
         let failed = st.enter_error;
         if let Some(j) = again {
             if !failed {
-                st.send.timer_armed = true;
+                st.timer_armed = true;
                 drop(st);
                 self.defer(Deferred::Retransmit(j.max(1) as usize));
                 self.kick();
@@ -352,7 +352,7 @@ impl QpInner {
             if st.destroyed {
                 return;
             }
-            st.send.rnr_wait = false;
+            st.send.rnr_wait_over();
         }
         self.kick();
     }

@@ -41,6 +41,8 @@ pub(crate) struct QpState_ {
     pub(crate) enter_error: bool,
     /// After the lock: the retransmit timer is to be armed (unless it is).
     pub(crate) arm_retransmit: bool,
+    /// The retransmit timer is queued.
+    pub(crate) timer_armed: bool,
     /// After the lock: an RNR NAK asks to wait this long before retrying.
     pub(crate) rnr_delay_us: Option<u32>,
     /// READ responses wait to be sent (now, or by the requester's run).

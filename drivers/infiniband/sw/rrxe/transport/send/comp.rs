@@ -8,11 +8,10 @@
 //! before `p`: SENDs and WRITEs before it are done; a READ or atomic
 //! before it whose response never came must be asked again.
 
-use super::{Flight, FlightOp};
+use super::flights::{Flight, FlightOp};
 use crate::{
     dev::counters::Counter,
     logic::{
-        flow::backed_off,
         qp_state::QpState,
         qp_state::QpType,
         segment::{packet_count, packet_span},
@@ -31,16 +30,13 @@ use crate::{
     transport::qp::{Notify, QpInner, QpState_},
 };
 
-/// Retry counts of 7 mean "retry forever" (IBA).
-const RETRY_FOREVER: u8 = 7;
-
 /// Handles a response packet for this RC QP (the caller checked the QP
 /// type, the state and the peer).
 pub(crate) fn on_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
     let psn = pkt.headers.bth.psn;
     // Ignore responses to PSNs never sent or long acknowledged.
     let oldest = st.send.oldest_unacked();
-    if !psn.in_window(oldest.sub(1), oldest.distance(st.send.psn) + 1) {
+    if !psn.in_window(oldest.sub(1), oldest.distance(st.send.psn()) + 1) {
         return;
     }
     match pkt.info().class() {
@@ -69,51 +65,26 @@ pub(crate) fn on_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt
 /// responses (reordered, or replies to the retry itself) does not start a
 /// retry each.
 fn acked_before(qp: &QpInner, st: &mut QpState_, psn: Psn) -> bool {
-    let mut progress = false;
     // The caller checked `psn` is no later than the next PSN to send.
-    let mut upto = psn;
-    let mut complete = true;
-    for i in 0..st.send.flights.len() {
-        let Some(f) = st.send.flights.get_mut(i) else {
-            break;
-        };
-        if f.is_done() || f.op == FlightOp::Local {
-            continue;
-        }
-        if !f.last_psn().is_before(psn) {
-            break;
-        }
-        if f.op == FlightOp::SendWrite {
-            f.finish(WcStatus::Success);
-            progress = true;
-        } else {
-            upto = f.first_psn.add(f.read_next);
-            complete = false;
-            break;
-        }
-    }
-    if st.send.acked.is_before(upto) {
-        st.send.acked = upto;
-        progress = true;
-    }
-    note_progress(st, progress);
-    if !complete && !st.send.retry_started {
+    let acked = st.send.acknowledge(psn);
+    note_progress(st, acked.progress);
+    let Some(upto) = acked.gap else {
+        return true;
+    };
+    if !st.send.retry_started() {
         retry(qp, st, upto);
     }
-    complete
+    false
 }
 
-/// Forward progress resets the retry budgets (the RNR one too, as rxe
-/// does: `rnr_retry` bounds the RNR NAKs in a row, not in the QP's life)
-/// and the timeout clock.
+/// Forward progress resets the retry budgets to the QP's attributes and
+/// restarts the timeout clock ([`super::SendState::progressed`]).
 fn note_progress(st: &mut QpState_, progress: bool) {
     if progress {
-        st.send.window.acked();
-        st.send.timeouts = 0;
-        st.send.retry_started = false;
-        st.send.retry_left = st.attr.get().retry_cnt;
-        st.send.rnr_left = st.attr.get().rnr_retry;
-        st.send.progress = crate::ffi::rt::jiffies();
+        let a = st.attr.get();
+        let (retry_cnt, rnr_retry) = (a.retry_cnt, a.rnr_retry);
+        let now = crate::ffi::rt::jiffies();
+        st.send.progressed(retry_cnt, rnr_retry, now);
     }
 }
 
@@ -127,16 +98,11 @@ fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
                 return;
             }
             qp.dev.counters.add(Counter::RcvdRnrErr, 1);
-            if st.send.rnr_left == 0 {
+            if !st.send.rnr_nak(psn) {
                 qp.dev.counters.add(Counter::RetryRnrExceededErr, 1);
                 fail_at(st, psn, WcError::RnrRetryExc);
                 return;
             }
-            if st.send.rnr_left != RETRY_FOREVER {
-                st.send.rnr_left -= 1;
-            }
-            st.send.rewind(psn);
-            st.send.rnr_wait = true;
             st.rnr_delay_us = Some(crate::proto::headers::rnr_timeout_usecs(timer));
         }
         Syndrome::Nak(NakCode::PsnSequenceError) => {
@@ -146,7 +112,7 @@ fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
             qp.dev.counters.add(Counter::RcvdSeqErr, 1);
             // Progress above cleared `retry_started`; without it this NAK
             // names the gap the running retry already fills.
-            if !st.send.retry_started {
+            if !st.send.retry_started() {
                 retry(qp, st, psn);
             }
         }
@@ -168,32 +134,26 @@ fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
 
 /// Retransmits from `psn` if the retry budget allows, else fails the
 /// flight with `RETRY_EXC_ERR`.
-pub(crate) fn retry(qp: &QpInner, st: &mut QpState_, psn: Psn) {
-    if st.send.retry_left == 0 {
+fn retry(qp: &QpInner, st: &mut QpState_, psn: Psn) {
+    if !st.send.retry(psn, crate::ffi::rt::jiffies()) {
         qp.dev.counters.add(Counter::RetryExceededErr, 1);
         fail_at(st, psn, WcError::RetryExc);
         return;
     }
-    if st.send.retry_left != RETRY_FOREVER {
-        st.send.retry_left -= 1;
-    }
     qp.dev.counters.add(Counter::CompleterRetryErr, 1);
-    st.send.progress = crate::ffi::rt::jiffies();
-    st.send.retry_started = true;
-    st.send.rewind(psn);
 }
 
 /// Fails the flight holding `psn` (or the oldest outstanding one).
 fn fail_at(st: &mut QpState_, psn: Psn, e: WcError) {
-    let i = st.send.flights.find(psn).unwrap_or(0);
-    crate::transport::send::req::fail_flight(st, i, e);
+    let i = st.send.flights().find(psn).unwrap_or(0);
+    st.send.fail_flight(i, e);
 }
 
 /// The index of the oldest flight still waiting for the peer.
 fn oldest_pending(st: &QpState_) -> Option<usize> {
-    (0..st.send.flights.len()).find(|&i| {
+    (0..st.send.flights().len()).find(|&i| {
         st.send
-            .flights
+            .flights()
             .get(i)
             .is_some_and(|f| !f.is_done() && f.op != FlightOp::Local)
     })
@@ -201,10 +161,10 @@ fn oldest_pending(st: &QpState_) -> Option<usize> {
 
 fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
     let psn = pkt.headers.bth.psn;
-    let Some(i) = st.send.flights.find(psn) else {
+    let Some(i) = st.send.flights().find(psn) else {
         return;
     };
-    let Some(f) = st.send.flights.get(i).copied() else {
+    let Some(f) = st.send.flights().get(i).copied() else {
         return;
     };
     if f.is_done() {
@@ -228,7 +188,7 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
     // once until the READ moves on; a duplicate is dropped.
     let index = f.first_psn.distance(psn);
     if index != f.read_next {
-        if index > f.read_next && !st.send.retry_started {
+        if index > f.read_next && !st.send.retry_started() {
             qp.dev.counters.add(Counter::RcvdSeqErr, 1);
             retry(qp, st, f.first_psn.add(f.read_next));
         }
@@ -252,13 +212,7 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
         return;
     }
     note_progress(st, true);
-    if let Some(f) = st.send.flights.get_mut(i) {
-        f.read_next += 1;
-        if f.read_next >= count {
-            f.finish(WcStatus::Success);
-            st.send.rd_atomic = st.send.rd_atomic.saturating_sub(1);
-        }
-    }
+    st.send.read_placed(i, count);
 }
 
 /// Copies `data`, an answer to flight `i` (READ response bytes, an
@@ -311,10 +265,10 @@ fn is_empty_read_ack(f: &Flight, pkt: &Packet<'_>) -> bool {
 
 fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
     let psn = pkt.headers.bth.psn;
-    let (Some(i), Some(ack)) = (st.send.flights.find(psn), pkt.headers.atomic_ack_eth) else {
+    let (Some(i), Some(ack)) = (st.send.flights().find(psn), pkt.headers.atomic_ack_eth) else {
         return;
     };
-    match st.send.flights.get(i) {
+    match st.send.flights().get(i) {
         Some(f) if f.op == FlightOp::Atomic && !f.is_done() => {}
         _ => return,
     }
@@ -326,10 +280,7 @@ fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet
         return;
     }
     note_progress(st, true);
-    if let Some(f) = st.send.flights.get_mut(i) {
-        f.finish(WcStatus::Success);
-        st.send.rd_atomic = st.send.rd_atomic.saturating_sub(1);
-    }
+    st.send.answered(i);
 }
 
 /// The retransmit timer fired: if nothing moved for a whole timeout,
@@ -337,24 +288,21 @@ fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet
 /// wait before checking again, if the timer should stay armed.
 pub(crate) fn timeout(qp: &QpInner, st: &mut QpState_) -> Option<u64> {
     let base = st.timeout_jiffies?;
-    let period = backed_off(base, st.send.timeouts);
+    let period = st.send.timer_period(base);
     if st.state.raw() < QpState::Rts.raw() || !st.send.awaiting_peer() {
         return None;
     }
     let now = crate::ffi::rt::jiffies();
-    let due = st.send.progress.wrapping_add(period);
+    let due = st.send.last_progress().wrapping_add(period);
     if (now.wrapping_sub(due) as i64) < 0 {
         return Some(due.wrapping_sub(now));
     }
     if oldest_pending(st).is_some() {
         let psn = st.send.oldest_unacked();
         retry(qp, st, psn);
-        // The responder may be swamped rather than the packets lost: send
-        // a little and wait longer (see `SendWindow`).
-        st.send.window.timed_out();
-        st.send.timeouts = st.send.timeouts.saturating_add(1);
+        st.send.timed_out();
     }
-    Some(backed_off(base, st.send.timeouts))
+    Some(st.send.timer_period(base))
 }
 
 /// Pops the completed flights at the head of the SQ and reports them.
@@ -365,12 +313,7 @@ pub(crate) fn complete_done(
     sq: &mut SharedQueue,
     notify: &mut Notify,
 ) {
-    while let Some(f) = st.send.flights.get(0).copied() {
-        let Some(status) = f.outcome else {
-            break;
-        };
-        st.send.flights.pop();
-        st.send.cursor = st.send.cursor.saturating_sub(1);
+    while let Some((f, status)) = st.send.retire_done() {
         sq.pop();
         let failed = status != WcStatus::Success;
         if !failed && f.wc_opcode == WcOpcode::Send {
@@ -392,7 +335,7 @@ pub(crate) fn complete_done(
             break;
         }
     }
-    if st.sqd() && st.sq_draining && st.send.flights.is_empty() {
+    if st.sqd() && st.sq_draining && st.send.is_drained() {
         st.sq_draining = false;
         st.sqd_event = true;
     }

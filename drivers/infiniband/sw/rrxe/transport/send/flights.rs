@@ -14,7 +14,7 @@ use kernel::prelude::*;
 
 /// What a flight is, for the completer.
 #[derive(Clone, Copy, Default, Debug, PartialEq, Eq)]
-pub(crate) enum FlightOp {
+pub(super) enum FlightOp {
     /// SEND or RDMA WRITE: done when acknowledged.
     #[default]
     SendWrite,
@@ -28,65 +28,72 @@ pub(crate) enum FlightOp {
 
 /// A started send WQE.
 #[derive(Clone, Copy, Default)]
-pub(crate) struct Flight {
-    pub(crate) wr_id: u64,
-    pub(crate) op: FlightOp,
+pub(super) struct Flight {
+    /// The WQE's `wr_id`, for its completion.
+    pub(super) wr_id: u64,
+    /// What ends it.
+    pub(super) op: FlightOp,
     /// The opcode of its completion.
-    pub(crate) wc_opcode: WcOpcode,
-    pub(crate) signaled: bool,
-    pub(crate) first_psn: Psn,
+    pub(super) wc_opcode: WcOpcode,
+    /// Whether a success is reported (an error always is).
+    pub(super) signaled: bool,
+    /// The PSN of its first packet.
+    pub(super) first_psn: Psn,
     /// PSNs it uses: its packets, or for a READ its response packets.
-    pub(crate) npsn: u32,
+    pub(super) npsn: u32,
     /// Packets the requester sends for it (1 for READ and atomics).
-    pub(crate) npkts: u32,
+    pub(super) npkts: u32,
     /// The message's length (of a READ, the bytes it reads), or the range
     /// a FLUSH names: its completion's `byte_len`.
-    pub(crate) length: u32,
+    pub(super) length: u32,
     /// How it ended, once it has: its completion's status. `None` while
     /// the requester or the completer still owes it something.
-    pub(crate) outcome: Option<WcStatus>,
+    pub(super) outcome: Option<WcStatus>,
     /// READ: the next response packet expected.
-    pub(crate) read_next: u32,
+    pub(super) read_next: u32,
 }
 
 impl Flight {
     /// The last PSN it uses.
-    pub(crate) fn last_psn(&self) -> Psn {
+    pub(super) fn last_psn(&self) -> Psn {
         self.first_psn.add(self.npsn.saturating_sub(1))
     }
 
     /// Whether `psn` is one of its PSNs.
-    pub(crate) fn holds(&self, psn: Psn) -> bool {
+    pub(super) fn holds(&self, psn: Psn) -> bool {
         psn.in_window(self.first_psn, self.npsn)
     }
 
     /// Whether it has ended (its completion is due, in SQ order).
-    pub(crate) fn is_done(&self) -> bool {
+    pub(super) fn is_done(&self) -> bool {
         self.outcome.is_some()
     }
 
     /// Ends it with `status`.
-    pub(crate) fn finish(&mut self, status: WcStatus) {
+    pub(super) fn finish(&mut self, status: WcStatus) {
         self.outcome = Some(status);
     }
 
     /// Whether it still waits for a response (READ or atomic).
-    pub(crate) fn wants_response(&self) -> bool {
+    pub(super) fn wants_response(&self) -> bool {
         !self.is_done() && matches!(self.op, FlightOp::Read | FlightOp::Atomic)
     }
 }
 
 /// The flights, oldest first, in a ring allocated with the QP (nothing
 /// is allocated on the data path).
-pub(crate) struct Flights {
+pub(super) struct Flights {
+    /// The ring; its length is the capacity.
     v: KVec<Flight>,
+    /// The slot of the oldest flight.
     head: usize,
+    /// How many slots from `head` on hold flights.
     len: usize,
 }
 
 impl Flights {
     /// Room for `cap` flights.
-    pub(crate) fn new(cap: usize) -> Result<Self> {
+    pub(super) fn new(cap: usize) -> Result<Self> {
         Ok(Self {
             v: KVec::from_elem(Flight::default(), cap.max(1), GFP_KERNEL)?,
             head: 0,
@@ -94,14 +101,17 @@ impl Flights {
         })
     }
 
-    pub(crate) fn len(&self) -> usize {
+    /// How many flights there are.
+    pub(super) fn len(&self) -> usize {
         self.len
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    /// Whether there is none.
+    pub(super) fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// Whether no other can be started.
     pub(super) fn is_full(&self) -> bool {
         self.len == self.v.len()
     }
@@ -117,19 +127,23 @@ impl Flights {
         }
     }
 
+    /// The ring slot of flight `i`, if there is one.
     fn slot(&self, i: usize) -> Option<usize> {
         (i < self.len).then(|| self.wrap(self.head + i))
     }
 
-    pub(crate) fn get(&self, i: usize) -> Option<&Flight> {
+    /// Flight `i` (0: the oldest).
+    pub(super) fn get(&self, i: usize) -> Option<&Flight> {
         self.v.get(self.slot(i)?)
     }
 
-    pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut Flight> {
+    /// Flight `i`, to change (only [`SendState`](super::SendState) can).
+    pub(super) fn get_mut(&mut self, i: usize) -> Option<&mut Flight> {
         let s = self.slot(i)?;
         self.v.get_mut(s)
     }
 
+    /// Adds `f` as the newest flight; `false` if there is no room.
     pub(super) fn push(&mut self, f: Flight) -> bool {
         if self.is_full() {
             return false;
@@ -146,20 +160,21 @@ impl Flights {
     }
 
     /// Drops the oldest flight.
-    pub(crate) fn pop(&mut self) -> Option<Flight> {
+    pub(super) fn pop(&mut self) -> Option<Flight> {
         let f = *self.get(0)?;
         self.head = self.wrap(self.head + 1);
         self.len -= 1;
         Some(f)
     }
 
-    pub(crate) fn clear(&mut self) {
+    /// Drops every flight.
+    pub(super) fn clear(&mut self) {
         self.head = 0;
         self.len = 0;
     }
 
     /// The index of the flight holding `psn`.
-    pub(crate) fn find(&self, psn: Psn) -> Option<usize> {
+    pub(super) fn find(&self, psn: Psn) -> Option<usize> {
         (0..self.len).find(|&i| self.get(i).is_some_and(|f| f.holds(psn)))
     }
 }

@@ -8,11 +8,10 @@
 //! back, and since packet `i` of a message always carries the same bytes
 //! (see [`logic::segment`]) resending is just sending again.
 
-use super::{Flight, FlightOp};
+use super::flights::{Flight, FlightOp};
 use crate::{
     dev::path::Path,
     logic::{
-        flow::MAX_PKTS_PER_ACK,
         qp_state::QpType,
         segment::{packet_count, packet_span, position, request_opcode, Position, ReqKind},
         wc::{WcError, WcOpcode, WcResult, WcStatus},
@@ -127,7 +126,7 @@ pub(crate) fn step(
         if !out.has_room() {
             return ReqEnd::More;
         }
-        if st.send.rnr_wait || !st.can_send() {
+        if st.send.rnr_waiting() || !st.can_send() {
             return ReqEnd::Idle;
         }
         // Too many of this QP's packets in the IP stack: their destructor
@@ -135,7 +134,7 @@ pub(crate) fn step(
         if qp.tx_paused() {
             return ReqEnd::Idle;
         }
-        if st.send.cursor >= st.send.flights.len() && !start_next(qp, st, sq) {
+        if st.send.caught_up() && !start_next(qp, st, sq) {
             return ReqEnd::Idle;
         }
         if !send_one(qp, st, sq, ndev, out) {
@@ -151,8 +150,8 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
         // SQD: finish what was started, start nothing new.
         return false;
     }
-    let n = st.send.flights.len();
-    if st.send.flights.is_full() || !sq.peek_nth(n as u32, &mut st.send.slot) {
+    let n = st.send.flights().len();
+    if st.send.flights().is_full() || !sq.peek_nth(n as u32, &mut st.send.slot) {
         return false;
     }
     let max_rd = u32::from(st.attr.get().max_rd_atomic).max(1);
@@ -166,7 +165,7 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
     );
     let mut f = Flight {
         signaled: qp.sq_sig_all,
-        first_psn: st.send.psn,
+        first_psn: st.send.psn(),
         ..Default::default()
     };
     match decoded {
@@ -183,7 +182,6 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
             f.wc_opcode = wc_opcode;
             f.length = w.completion_length();
             f.signaled |= w.flags & SEND_SIGNALED != 0;
-            let wants_rd = matches!(op, FlightOp::Read | FlightOp::Atomic);
             let fence = w.flags & SEND_FENCE != 0;
             let counted = w.op.uses_initiator_depth();
             if fence || counted {
@@ -221,25 +219,14 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
                 && f.npsn > 0
                 && !st
                     .send
-                    .window
-                    .open(st.send.oldest_unacked(), st.send.psn, f.npsn.min(16))
+                    .window()
+                    .open(st.send.oldest_unacked(), st.send.psn(), f.npsn.min(16))
             {
                 return false;
             }
-            if wants_rd {
-                st.send.rd_atomic += 1;
-            }
         }
     }
-    if !st.send.awaiting_peer() {
-        st.send.progress = crate::ffi::rt::jiffies();
-    }
-    st.send.psn = st.send.psn.add(f.npsn);
-    st.send.pkt = 0;
-    if !st.send.flights.push(f) {
-        return false;
-    }
-    true
+    st.send.start(f, crate::ffi::rt::jiffies())
 }
 
 /// The `wr_id` at the start of any send WQE.
@@ -258,20 +245,19 @@ fn send_one(
     out: &mut Outbox,
 ) -> bool {
     st.send.skip_acked();
-    let i = st.send.cursor;
-    let Some(f) = st.send.flights.get(i).copied() else {
+    let i = st.send.cursor();
+    let Some(f) = st.send.flights().get(i).copied() else {
         return false;
     };
-    if f.op == FlightOp::Local || st.send.pkt >= f.npkts {
-        st.send.cursor += 1;
-        st.send.pkt = 0;
+    if f.op == FlightOp::Local || st.send.pkt() >= f.npkts {
+        st.send.next_flight();
         return true;
     }
     // A READ asked again starts at its first missing response.
-    let psn = f.first_psn.add(st.send.pkt + f.read_next);
+    let psn = f.first_psn.add(st.send.pkt() + f.read_next);
     let rc = qp.ty == QpType::Rc;
     let oldest = st.send.oldest_unacked();
-    let window = st.send.window;
+    let window = st.send.window();
     if rc && !window.open(oldest, psn, 1) {
         return false;
     }
@@ -294,38 +280,17 @@ fn send_one(
         // No path or no AH (UD): nothing to send now; retried later.
         Ok(None) => return false,
         Err(e) => {
-            fail_flight(st, i, e);
+            st.send.fail_flight(i, e);
             return true;
         }
     }
-    st.send.pkt += 1;
-    if st.send.pkt >= f.npkts {
-        st.send.cursor += 1;
-        st.send.pkt = 0;
-        if qp.ty != QpType::Rc {
-            // Unreliable: complete once sent.
-            if let Some(f) = st.send.flights.get_mut(i) {
-                f.finish(WcStatus::Success);
-            }
-        }
+    if st.send.packet_sent(f.npkts) && qp.ty != QpType::Rc {
+        st.send.sent_unreliable(i);
     }
     if qp.ty == QpType::Rc {
         st.arm_retransmit = true;
     }
     true
-}
-
-/// Marks flight `i` failed with `e`; the completer reports it and takes
-/// the QP to the error state.
-pub(crate) fn fail_flight(st: &mut QpState_, i: usize, e: WcError) {
-    if let Some(f) = st.send.flights.get_mut(i) {
-        if f.wants_response() {
-            st.send.rd_atomic = st.send.rd_atomic.saturating_sub(1);
-        }
-        f.finish(e.into());
-    }
-    st.send.cursor = st.send.cursor.max(i + 1);
-    st.send.pkt = 0;
 }
 
 /// The path and source port a packet of this QP takes to `wqe`'s peer.
@@ -349,7 +314,7 @@ fn route(qp: &QpInner, st: &QpState_, w: &SendWqe<'_>) -> Option<(Path, u16, u32
     }
 }
 
-/// Builds packet `st.send.pkt` of flight `f` from its WQE `w`. `Ok(None)`
+/// Builds packet `st.send.pkt()` of flight `f` from its WQE `w`. `Ok(None)`
 /// when it cannot be sent yet; an error fails the WQE.
 fn build_request(
     qp: &QpInner,
@@ -370,7 +335,7 @@ fn build_request(
             Ok(None)
         };
     };
-    let idx = st.send.pkt;
+    let idx = st.send.pkt();
     let pos = position(idx, f.npkts);
     let opcode = request_opcode(transport(qp.ty), kind, pos).ok_or(WcError::LocQpOp)?;
     // A READ asked again starts at its first missing response.
@@ -378,10 +343,8 @@ fn build_request(
     let mut bth = Bth::new(opcode, dest_qpn, psn);
     let last = matches!(pos, Position::Last | Position::Only);
     bth.solicited = last && w.flags & SEND_SOLICITED != 0;
-    st.send.noack += 1;
-    if last || window_edge || st.send.noack >= MAX_PKTS_PER_ACK {
+    if st.send.ack_due(last || window_edge) {
         bth.ack_req = qp.ty == QpType::Rc;
-        st.send.noack = 0;
     }
     let mut hdrs = Headers::new(bth);
     let (offset, len) = match w.op {
