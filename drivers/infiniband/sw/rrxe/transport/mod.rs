@@ -2,12 +2,14 @@
 
 //! The transport: a QP's engine and its roles.
 //!
-//! Sending: [`send::req`] turns send WQEs into request packets, [`xmit`]
-//! builds and sends them along the QP's [`Path`](crate::dev::path::Path),
-//! [`send::comp`] matches the answers and completes the WQEs. Receiving:
-//! [`resp`] executes requests against local memory and answers them.
-//! [`qp`] holds the QP's state and runs these roles from its work items;
-//! [`flush`] is FLUSH and ATOMIC WRITE, both ways.
+//! Sending ([`send`]): [`send::req`] turns send WQEs into request
+//! packets, [`xmit`] builds and sends them along the QP's
+//! [`Path`](crate::dev::path::Path), [`send::comp`] matches the answers
+//! and completes the WQEs; both work on one [`send::SendState`], which
+//! alone changes the send state they share. Receiving: [`resp`] executes
+//! requests against local memory and answers them. [`qp`] holds the QP's
+//! state and runs these roles from its work items; [`flush`] is FLUSH and
+//! ATOMIC WRITE, both ways.
 //!
 //! The device state the QPs share is [`shared`] (with the QP and multicast
 //! tables the receive path above looks up, [`mcast`]).
