@@ -330,18 +330,16 @@ impl QpInner {
         if st.destroyed {
             return;
         }
+        // A retry that ran out only fails its flight: the requester's run
+        // below retires it and takes the QP to ERR.
         let again = comp::timeout(self, &mut st);
-        let failed = st.enter_error;
-        if let Some(j) = again {
-            if !failed {
-                st.timer_armed = true;
-                drop(st);
-                self.defer(Deferred::Retransmit(j.max(1) as usize));
-                self.kick();
-                return;
-            }
+        if again.is_some() {
+            st.timer_armed = true;
         }
         drop(st);
+        if let Some(j) = again {
+            self.defer(Deferred::Retransmit(j.max(1) as usize));
+        }
         self.kick();
     }
 
