@@ -2,22 +2,23 @@
 
 //! The QP's data-path engine: runs the requester, completer and responder
 //! (`transport::send::{req, comp}`, `transport::resp`) under the QP's
-//! lock, then, with the lock dropped, carries out what they decided: sends
-//! the outbox, calls the CQs' handlers, arms timers, reports events,
-//! enters ERR. Packets arrive here
+//! lock, collecting what they decide in an [`Effects`], then, with the
+//! lock dropped, carries that out ([`QpInner::apply`]): sends the
+//! packets, calls the CQs' handlers, arms timers, reports events, flushes
+//! into ERR. Packets arrive here
 //! from the receive path ([`QpInner::receive`]); the requester runs from a
 //! post, a packet, a timer or the work queue ([`QpInner::kick`]), one CPU
 //! at a time. Work items and timers are queued only through the gate that
 //! `destroy_qp` closes ([`QpInner::defer`]).
 
-use super::{Notify, QpInner, QpState_};
+use super::{Effects, QpInner, QpState_};
 use crate::{
     ffi::ib::Event,
     ffi::net::{NetDev, SkbAccount, SkbOwner},
     ffi::rt,
     logic::{
         flow::{skbs_may_resume, skbs_must_pause},
-        qp_state::{QpState, QpType},
+        qp_state::QpType,
     },
     proto::{
         mtu::{ib_mtu_bytes, ib_mtu_for_netdev},
@@ -26,7 +27,6 @@ use crate::{
     transport::resp::{self, RxMeta},
     transport::send::comp,
     transport::send::req::{self, ReqEnd},
-    transport::xmit::Outbox,
 };
 use kernel::{
     impl_has_delayed_work, impl_has_work,
@@ -171,8 +171,7 @@ impl QpInner {
         let Some(ndev) = self.dev.netdev() else {
             return false;
         };
-        let mut out = Outbox::new();
-        let mut notify = Notify::default();
+        let mut fx = Effects::new();
         let mut st = self.state.lock();
         if st.destroyed {
             return false;
@@ -187,20 +186,21 @@ impl QpInner {
             let Some(sq) = (*sq).as_mut() else {
                 return false;
             };
-            comp::complete_done(self, &mut st, sq, &mut notify);
-            if !st.enter_error && req::step(self, &mut st, sq, &ndev, &mut out) == ReqEnd::More {
+            comp::complete_done(self, &mut st, &mut fx, sq);
+            if !fx.enters_error() && req::step(self, &mut st, &mut fx, sq, &ndev) == ReqEnd::More {
                 more = true;
             }
-            comp::complete_done(self, &mut st, sq, &mut notify);
+            comp::complete_done(self, &mut st, &mut fx, sq);
         }
-        if resp::send_read_responses(self, &mut st, &ndev, &mut out) {
+        if resp::send_read_responses(self, &mut st, &mut fx, &ndev) {
             more = true;
         }
-        self.after(st, &ndev, &mut out, notify);
+        self.after(st, &mut fx, &ndev);
         more
     }
 
-    /// Finishes a pass: drops the lock, sends, reports, arms timers.
+    /// Finishes a pass: settles `fx` against the state, drops the lock,
+    /// carries `fx` out.
     fn after(
         self: &Arc<Self>,
         mut st: kernel::sync::lock::Guard<
@@ -208,40 +208,40 @@ impl QpInner {
             QpState_,
             kernel::sync::lock::spinlock::SpinLockIrqBackend,
         >,
+        fx: &mut Effects,
         ndev: &NetDev,
-        out: &mut Outbox,
-        notify: Notify,
     ) {
-        let error = core::mem::take(&mut st.enter_error);
-        let arm = core::mem::take(&mut st.arm_retransmit) && !st.timer_armed;
-        let timeout = st.timeout_jiffies;
-        if arm && timeout.is_some() {
-            st.timer_armed = true;
-        }
-        let rnr = st.rnr_delay_us.take();
-        let sqd = core::mem::take(&mut st.sqd_event) && st.attr.get().en_sqd_async_notify != 0;
-        if error {
-            st.state = QpState::Err;
-        }
+        fx.settle(&mut st);
         drop(st);
-        out.flush(ndev, &self.dev.counters, self);
-        if notify.send {
+        self.apply(fx, ndev);
+    }
+
+    /// Carries out what a pass decided, with no lock of the QP held, in
+    /// this order: send the packets; call the send CQ's handler, then the
+    /// receive CQ's; queue the retransmit timer; queue the end of an RNR
+    /// wait; report SQ drained; flush the queues into ERR. The packets
+    /// leave before anything else, so the answers and requests a pass
+    /// built go out even when it also failed the QP, and the consumer
+    /// hears of completions before the flush completes the rest in error.
+    fn apply(self: &Arc<Self>, fx: &mut Effects, ndev: &NetDev) {
+        fx.out.flush(ndev, &self.dev.counters, self);
+        if fx.notify_send {
             self.send_cq.notify();
         }
-        if notify.recv {
+        if fx.notify_recv {
             self.recv_cq.notify();
         }
-        if let (true, Some(t)) = (arm, timeout) {
+        if let Some(t) = fx.retransmit_in {
             self.defer(Deferred::Retransmit(t as usize));
         }
-        if let Some(us) = rnr {
+        if let Some(us) = fx.rnr_delay_us {
             let j = rt::usecs_to_jiffies(u64::from(us));
             self.defer(Deferred::RnrWait(j as usize));
         }
-        if sqd {
+        if fx.sq_drained {
             self.handle.event(Event::SqDrained);
         }
-        if error {
+        if fx.enter_error {
             self.flush();
         }
     }
@@ -266,8 +266,7 @@ impl QpInner {
             return;
         };
         let ndev = &*ndev;
-        let mut out = Outbox::new();
-        let mut notify = Notify::default();
+        let mut fx = Effects::new();
         let mut st = self.state.lock();
         let info = pkt.info();
         let mut kick = false;
@@ -283,8 +282,8 @@ impl QpInner {
             let Some(sq) = (*sq).as_mut() else {
                 return;
             };
-            comp::on_response(self, &mut st, sq, pkt);
-            comp::complete_done(self, &mut st, sq, &mut notify);
+            comp::on_response(self, &mut st, &mut fx, sq, pkt);
+            comp::complete_done(self, &mut st, &mut fx, sq);
             kick = true;
         } else {
             if !st.can_receive() {
@@ -300,23 +299,15 @@ impl QpInner {
             }
             let mut rq = self.rq.lock();
             let meta = RxMeta { ndev, ..*meta };
-            resp::on_request(
-                self,
-                &mut st,
-                (*rq).as_mut(),
-                pkt,
-                &meta,
-                &mut out,
-                &mut notify,
-            );
+            resp::on_request(self, &mut st, &mut fx, (*rq).as_mut(), pkt, &meta);
             if st.reads_pending {
                 drop(rq);
-                resp::send_read_responses(self, &mut st, ndev, &mut out);
+                resp::send_read_responses(self, &mut st, &mut fx, ndev);
                 kick = st.reads_pending;
             }
         }
-        let rnr_pending = st.rnr_delay_us.is_some();
-        self.after(st, ndev, &mut out, notify);
+        let rnr_pending = fx.rnr_waits();
+        self.after(st, &mut fx, ndev);
         if kick && !rnr_pending {
             self.kick();
         }

@@ -3,8 +3,9 @@
 //! Queue pairs. A QP is one object, [`QpInner`], shared by the device's QP
 //! table, the verbs and the data path; its code is split by job:
 //!
-//! - [`state`]: the mutable state under the QP's lock, and the effects the
-//!   data path leaves for after it;
+//! - [`state`]: the mutable state under the QP's lock;
+//! - [`effects`]: what the roles decide under the lock, carried out after
+//!   it;
 //! - [`run_once`]: one CPU at a time runs a QP's work, others ask it to go
 //!   round again;
 //! - [`engine`]: the data path (packets in, the requester's run, the work
@@ -19,14 +20,12 @@
 mod attr;
 mod control;
 mod drain;
+mod effects;
 mod engine;
 mod run_once;
 mod state;
 
-pub(crate) use self::{
-    control::QpLinks,
-    state::{Notify, QpState_},
-};
+pub(crate) use self::{control::QpLinks, effects::Effects, state::QpState_};
 
 use self::run_once::RunOnce;
 use crate::{

@@ -2,10 +2,11 @@
 
 //! A QP's mutable state, which its lock (`QpInner::state`) guards: the
 //! control state that the verbs set, the requester's, completer's and
-//! responder's state, and the effects the data path decides under the lock
-//! but may only carry out after it (entering ERR, arming a timer, events).
-//! Kept apart from the code that takes the lock so that the roles in
-//! `transport` see one plain struct, handed to them as `&mut`.
+//! responder's state. Kept apart from the code that takes the lock so that
+//! the roles in `transport` see one plain struct, handed to them as
+//! `&mut`. What the data path decides under the lock but may only carry
+//! out after it is not kept here: it goes into an
+//! [`Effects`](super::Effects), which lives for one pass.
 
 use crate::{
     dev::path::Path, ffi::ib::StoredQpAttr, logic::qp_state::QpState, transport::resp::RespState,
@@ -36,19 +37,15 @@ pub(crate) struct QpState_ {
     pub(crate) send: SendState,
     /// The responder's state.
     pub(crate) resp: RespState,
-    /// Set by the data path under the lock, acted on after it: the QP is to
-    /// enter ERR (and be flushed).
-    pub(crate) enter_error: bool,
-    /// After the lock: the retransmit timer is to be armed (unless it is).
-    pub(crate) arm_retransmit: bool,
-    /// The retransmit timer is queued.
+    /// The retransmit timer is queued (so a pass that sends RC requests
+    /// does not queue it again).
     pub(crate) timer_armed: bool,
-    /// After the lock: an RNR NAK asks to wait this long before retrying.
-    pub(crate) rnr_delay_us: Option<u32>,
-    /// READ responses wait to be sent (now, or by the requester's run).
+    /// READ responses (and the answers queued behind them) wait to be
+    /// sent. State, not an effect: a pass sends only what its outbox has
+    /// room for, so they may wait across many lock releases, for the
+    /// requester's run to send the rest; and while they wait, the
+    /// responder holds its other answers back behind them.
     pub(crate) reads_pending: bool,
-    /// After the lock: the SQ drained in SQD, report it if asked to.
-    pub(crate) sqd_event: bool,
 }
 
 impl QpState_ {
@@ -69,14 +66,4 @@ impl QpState_ {
             QpState::Rtr | QpState::Rts | QpState::Sqd | QpState::Sqe
         ) && !self.destroyed
     }
-}
-
-/// Completion handlers to call once the QP's lock is dropped (a kernel
-/// consumer may post from its handler).
-#[derive(Default)]
-pub(crate) struct Notify {
-    /// The send CQ's handler.
-    pub(crate) send: bool,
-    /// The receive CQ's handler.
-    pub(crate) recv: bool,
 }

@@ -37,8 +37,7 @@ use crate::{
     logic::{qp_state::QpType, resp::ReadReq},
     proto::{headers::Syndrome, packet::Packet, psn::Psn},
     queues::queue::SharedQueue,
-    transport::qp::{Notify, QpInner, QpState_},
-    transport::xmit::Outbox,
+    transport::qp::{Effects, QpInner, QpState_},
 };
 use kernel::prelude::*;
 
@@ -215,19 +214,19 @@ impl RespState {
 }
 
 /// Handles a request packet (the caller checked the QP type, state and
-/// peer).
+/// peer). The answers, the receive CQ's handler and a fatal error are
+/// left in `fx`, for after the lock.
 pub(crate) fn on_request(
     qp: &QpInner,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     pkt: &Packet<'_>,
     meta: &RxMeta<'_>,
-    out: &mut Outbox,
-    notify: &mut Notify,
 ) {
     match qp.ty {
-        QpType::Rc => rc::on_rc(qp, st, rq, pkt, meta.ndev, out, notify),
-        QpType::Uc => uc::on_uc(qp, st, rq, pkt, notify),
-        _ => ud::on_ud(qp, st, rq, pkt, meta, notify),
+        QpType::Rc => rc::on_rc(qp, st, fx, rq, pkt, meta.ndev),
+        QpType::Uc => uc::on_uc(qp, st, fx, rq, pkt),
+        _ => ud::on_ud(qp, st, fx, rq, pkt, meta),
     }
 }

@@ -24,7 +24,7 @@ use crate::{
     mem::mw::resolve_rkey,
     proto::{headers::NakCode, opcode::OpcodeInfo, packet::Packet},
     queues::queue::SharedQueue,
-    transport::qp::{Notify, QpInner, QpState_},
+    transport::qp::{Effects, QpInner, QpState_},
 };
 
 /// The opcode must continue the message in progress (or start one).
@@ -73,9 +73,9 @@ pub(super) enum Placement {
 pub(super) fn place(
     qp: &QpInner,
     st: &mut QpState_,
+    fx: &mut Effects,
     mut rq: Option<&mut SharedQueue>,
     pkt: &Packet<'_>,
-    notify: &mut Notify,
 ) -> Result<(), Placement> {
     let info = pkt.info();
     let needs_recv = info.is_send() || (info.is_last() && pkt.headers.immdt.is_some());
@@ -95,7 +95,7 @@ pub(super) fn place(
                     LengthError::CompleteInError => {
                         // UC on an SRQ (class E): the receive it took
                         // completes in error, the QP goes on.
-                        fail_recv(qp, st, rq.as_deref_mut(), pkt.headers.bth.solicited, notify);
+                        fail_recv(qp, st, fx, rq.as_deref_mut(), pkt.headers.bth.solicited);
                         return Placement::Dropped;
                     }
                     LengthError::Drop => {
@@ -109,7 +109,7 @@ pub(super) fn place(
             }
             // The receive completes in error and the QP fails.
             let status = WcStatus::from(WcError::from(e));
-            finish_recv(qp, st, rq.as_deref_mut(), pkt, status, notify);
+            finish_recv(qp, st, fx, rq.as_deref_mut(), pkt, status);
             Placement::Nak(NakCode::InvalidRequest)
         })?;
         st.resp.recv_offset = offset.saturating_add(pkt.payload.len() as u32);
@@ -117,7 +117,7 @@ pub(super) fn place(
     if info.is_last() {
         st.resp.msn = st.resp.msn.wrapping_add(1);
         if needs_recv {
-            finish_recv(qp, st, rq, pkt, WcStatus::Success, notify);
+            finish_recv(qp, st, fx, rq, pkt, WcStatus::Success);
         }
         st.resp.cur = InProgress::None;
     }

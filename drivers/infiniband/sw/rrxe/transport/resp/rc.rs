@@ -28,8 +28,7 @@ use crate::{
         packet::Packet,
     },
     queues::queue::SharedQueue,
-    transport::qp::{Notify, QpInner, QpState_},
-    transport::xmit::Outbox,
+    transport::qp::{Effects, QpInner, QpState_},
 };
 
 /// How a request ends for the requester.
@@ -52,11 +51,10 @@ enum Answer {
 pub(super) fn on_rc(
     qp: &QpInner,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     pkt: &Packet<'_>,
     ndev: &NetDev,
-    out: &mut Outbox,
-    notify: &mut Notify,
 ) {
     let psn = pkt.headers.bth.psn;
     let expected = st.resp.psn;
@@ -67,7 +65,7 @@ pub(super) fn on_rc(
             send_ack(
                 st,
                 ndev,
-                out,
+                &mut fx.out,
                 expected,
                 Syndrome::Nak(NakCode::PsnSequenceError),
             );
@@ -76,10 +74,11 @@ pub(super) fn on_rc(
     }
     if psn.is_before(expected) {
         qp.dev.counters.add(Counter::DuplicateRequest, 1);
-        duplicate(st, pkt, ndev, out);
+        duplicate(st, pkt, ndev, &mut fx.out);
         return;
     }
-    let answer = execute(qp, st, rq, pkt, notify);
+    let answer = execute(qp, st, fx, rq, pkt);
+    let out = &mut fx.out;
     match answer {
         Answer::None => {}
         Answer::Ack => send_ack(st, ndev, out, psn, Syndrome::ACK_UNLIMITED),
@@ -87,7 +86,7 @@ pub(super) fn on_rc(
             send_ack(st, ndev, out, psn, Syndrome::Nak(code));
             // Class C/D errors: the responder's QP goes to the error state.
             if code != NakCode::PsnSequenceError {
-                st.enter_error = true;
+                fx.enter_error();
             }
         }
         Answer::Rnr => {
@@ -104,9 +103,9 @@ pub(super) fn on_rc(
 fn execute(
     qp: &QpInner,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     pkt: &Packet<'_>,
-    notify: &mut Notify,
 ) -> Answer {
     let info = pkt.info();
     let psn = pkt.headers.bth.psn;
@@ -168,7 +167,7 @@ fn execute(
     if !info.is_send() && !info.is_write() {
         return Answer::Nak(NakCode::InvalidRequest);
     }
-    match place(qp, st, rq, pkt, notify) {
+    match place(qp, st, fx, rq, pkt) {
         Ok(()) => {
             st.resp.psn = psn.next();
             st.resp.nak_sent = false;

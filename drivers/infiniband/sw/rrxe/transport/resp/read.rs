@@ -28,7 +28,7 @@ use crate::{
         opcode::ExtHeader,
         packet::{Headers, Packet},
     },
-    transport::qp::{QpInner, QpState_},
+    transport::qp::{Effects, QpInner, QpState_},
     transport::xmit::{self, Outbox},
 };
 
@@ -66,13 +66,14 @@ pub(super) fn start_read(
 }
 
 /// Sends pending READ responses, oldest resource first, while the outbox
-/// has room. Returns whether some are still pending.
+/// (`fx.out`) has room. Returns whether some are still pending.
 pub(crate) fn send_read_responses(
     qp: &QpInner,
     st: &mut QpState_,
+    fx: &mut Effects,
     ndev: &NetDev,
-    out: &mut Outbox,
 ) -> bool {
+    let out = &mut fx.out;
     if !st.reads_pending {
         return false;
     }

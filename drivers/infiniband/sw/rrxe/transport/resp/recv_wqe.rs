@@ -21,7 +21,7 @@ use crate::{
     proto::packet::Packet,
     queues::cq::Completion,
     queues::queue::SharedQueue,
-    transport::qp::{Notify, QpInner, QpState_},
+    transport::qp::{Effects, QpInner, QpState_},
 };
 
 /// Takes a receive WQE for the message starting now: the oldest of the
@@ -60,10 +60,10 @@ pub(super) fn recv_scatter(
 pub(super) fn finish_recv(
     qp: &QpInner,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     pkt: &Packet<'_>,
     status: WcStatus,
-    notify: &mut Notify,
 ) {
     if !st.resp.have_recv {
         return;
@@ -110,7 +110,7 @@ pub(super) fn finish_recv(
         // (`QpInner::receive`): the path's family is the packet's.
         c.set_network_header(st.path.is_none_or(|p| p.dst.is_v4()));
     }
-    post_recv_completion(qp, st, rq, &c, pkt.headers.bth.solicited, notify);
+    post_recv_completion(qp, st, fx, rq, &c, pkt.headers.bth.solicited);
 }
 
 /// The completion of the receive WQE in use as every QP type fills it
@@ -140,19 +140,20 @@ pub(super) fn recv_completion(
 }
 
 /// Posts a receive completion and releases the receive WQE. A failed
-/// receive takes the QP to the error state.
+/// receive takes the QP to the error state (after the lock, through
+/// `fx`).
 pub(super) fn post_recv_completion(
     qp: &QpInner,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     c: &Completion,
     solicited: bool,
-    notify: &mut Notify,
 ) {
     if c.status != WcStatus::Success {
-        st.enter_error = true;
+        fx.enter_error();
     }
-    release_recv(qp, st, rq, c, solicited, notify);
+    release_recv(qp, st, fx, rq, c, solicited);
 }
 
 /// Completes the receive WQE in use with [`WcStatus::RemInvReqErr`] for a
@@ -161,26 +162,27 @@ pub(super) fn post_recv_completion(
 pub(super) fn fail_recv(
     qp: &QpInner,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     solicited: bool,
-    notify: &mut Notify,
 ) {
     if !st.resp.have_recv {
         return;
     }
     // As rxe, an error completion reports no length or source.
     let c = recv_completion(qp, st, WcStatus::RemInvReqErr, 0, 0);
-    release_recv(qp, st, rq, &c, solicited, notify);
+    release_recv(qp, st, fx, rq, &c, solicited);
 }
 
-/// Posts a receive completion and releases the receive WQE.
+/// Posts a receive completion and releases the receive WQE; the CQ's
+/// handler, if due, is called after the lock (`fx`).
 fn release_recv(
     qp: &QpInner,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     c: &Completion,
     solicited: bool,
-    notify: &mut Notify,
 ) {
     if !st.resp.recv_from_srq {
         if let Some(rq) = rq {
@@ -192,8 +194,9 @@ fn release_recv(
     if c.status == WcStatus::Success {
         qp.dev.counters.add(Counter::RdmaRecvs, 1);
     }
-    notify.recv |= qp
-        .recv_cq
-        .post_solicited_quiet(c, qp.handle, solicited)
-        .unwrap_or(false);
+    fx.recv_completed(
+        qp.recv_cq
+            .post_solicited_quiet(c, qp.handle, solicited)
+            .unwrap_or(false),
+    );
 }

@@ -19,7 +19,7 @@ use crate::{
     },
     proto::packet::Packet,
     queues::queue::SharedQueue,
-    transport::qp::{Notify, QpInner, QpState_},
+    transport::qp::{Effects, QpInner, QpState_},
 };
 
 /// The 40 bytes that precede a UD receive's payload: the IPv6 header, or
@@ -40,10 +40,10 @@ fn grh_bytes(ip_header: &[u8]) -> [u8; 40] {
 pub(super) fn on_ud(
     qp: &QpInner,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     pkt: &Packet<'_>,
     meta: &RxMeta<'_>,
-    notify: &mut Notify,
 ) {
     let Some(deth) = pkt.headers.deth else { return };
     let qkey = if qp.ty == QpType::Gsi {
@@ -65,7 +65,7 @@ pub(super) fn on_ud(
     if room.is_ok_and(|len| !ud_fits(pkt.payload.len(), len)) {
         match on_length_error(qp.ty, st.resp.recv_from_srq) {
             LengthError::CompleteInError => {
-                fail_recv(qp, st, rq, pkt.headers.bth.solicited, notify);
+                fail_recv(qp, st, fx, rq, pkt.headers.bth.solicited);
             }
             // Left in the RQ for the next datagram.
             LengthError::Drop | LengthError::Fatal => st.resp.have_recv = false,
@@ -85,5 +85,5 @@ pub(super) fn on_ud(
     if status == WcStatus::Success {
         c.set_network_header(meta.src.is_v4());
     }
-    post_recv_completion(qp, st, rq, &c, pkt.headers.bth.solicited, notify);
+    post_recv_completion(qp, st, fx, rq, &c, pkt.headers.bth.solicited);
 }

@@ -27,12 +27,18 @@ use crate::{
     },
     queues::cq::Completion,
     queues::queue::SharedQueue,
-    transport::qp::{Notify, QpInner, QpState_},
+    transport::qp::{Effects, QpInner, QpState_},
 };
 
 /// Handles a response packet for this RC QP (the caller checked the QP
-/// type, the state and the peer).
-pub(crate) fn on_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
+/// type, the state and the peer). An RNR NAK leaves its wait in `fx`.
+pub(crate) fn on_response(
+    qp: &QpInner,
+    st: &mut QpState_,
+    fx: &mut Effects,
+    sq: &SharedQueue,
+    pkt: &Packet<'_>,
+) {
     let psn = pkt.headers.bth.psn;
     // Ignore responses to PSNs never sent or long acknowledged.
     let oldest = st.send.oldest_unacked();
@@ -40,7 +46,7 @@ pub(crate) fn on_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt
         return;
     }
     match pkt.info().class() {
-        OpClass::ReadResponse => on_read_response(qp, st, sq, pkt),
+        OpClass::ReadResponse => on_read_response(qp, st, fx, sq, pkt),
         OpClass::AtomicAck => on_atomic_ack(qp, st, sq, pkt),
         _ => {
             let Some(aeth) = pkt.headers.aeth else {
@@ -53,7 +59,7 @@ pub(crate) fn on_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt
             if nak && psn == oldest.sub(1) {
                 return;
             }
-            on_ack(qp, st, psn, aeth.syndrome);
+            on_ack(qp, st, fx, psn, aeth.syndrome);
         }
     }
 }
@@ -88,7 +94,7 @@ fn note_progress(st: &mut QpState_, progress: bool) {
     }
 }
 
-fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
+fn on_ack(qp: &QpInner, st: &mut QpState_, fx: &mut Effects, psn: Psn, syndrome: Syndrome) {
     match syndrome {
         Syndrome::Ack { .. } => {
             acked_before(qp, st, psn.next());
@@ -103,7 +109,7 @@ fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
                 fail_at(st, psn, WcError::RnrRetryExc);
                 return;
             }
-            st.rnr_delay_us = Some(crate::proto::headers::rnr_timeout_usecs(timer));
+            fx.rnr_wait(crate::proto::headers::rnr_timeout_usecs(timer));
         }
         Syndrome::Nak(NakCode::PsnSequenceError) => {
             if !acked_before(qp, st, psn) {
@@ -159,7 +165,13 @@ fn oldest_pending(st: &QpState_) -> Option<usize> {
     })
 }
 
-fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
+fn on_read_response(
+    qp: &QpInner,
+    st: &mut QpState_,
+    fx: &mut Effects,
+    sq: &SharedQueue,
+    pkt: &Packet<'_>,
+) {
     let psn = pkt.headers.bth.psn;
     let Some(i) = st.send.flights().find(psn) else {
         return;
@@ -175,7 +187,7 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
         // (C rxe): it acknowledges them.
         if is_empty_read_ack(&f, pkt) {
             if let Some(aeth) = pkt.headers.aeth {
-                on_ack(qp, st, psn, aeth.syndrome);
+                on_ack(qp, st, fx, psn, aeth.syndrome);
             }
         }
         return;
@@ -306,12 +318,14 @@ pub(crate) fn timeout(qp: &QpInner, st: &mut QpState_) -> Option<u64> {
 }
 
 /// Pops the completed flights at the head of the SQ and reports them.
-/// An error completion takes the QP to the error state.
+/// An error completion takes the QP to the error state, and the last
+/// flight of a draining SQD reaches SQD: both through `fx`, after the
+/// lock.
 pub(crate) fn complete_done(
     qp: &QpInner,
     st: &mut QpState_,
+    fx: &mut Effects,
     sq: &mut SharedQueue,
-    notify: &mut Notify,
 ) {
     while let Some((f, status)) = st.send.retire_done() {
         sq.pop();
@@ -328,15 +342,15 @@ pub(crate) fn complete_done(
                 qp_num: qp.qpn,
                 ..Default::default()
             };
-            notify.send |= qp.send_cq.post_quiet(&c, qp.handle).unwrap_or(false);
+            fx.send_completed(qp.send_cq.post_quiet(&c, qp.handle).unwrap_or(false));
         }
         if failed {
-            st.enter_error = true;
+            fx.enter_error();
             break;
         }
     }
     if st.sqd() && st.sq_draining && st.send.is_drained() {
         st.sq_draining = false;
-        st.sqd_event = true;
+        fx.sq_drained();
     }
 }

@@ -24,8 +24,8 @@ use crate::{
         packet::Headers,
     },
     queues::queue::SharedQueue,
-    transport::qp::{QpInner, QpState_},
-    transport::xmit::{self, BuildError, Outbox},
+    transport::qp::{Effects, QpInner, QpState_},
+    transport::xmit::{self, BuildError},
 };
 
 /// How a requester pass ended.
@@ -114,16 +114,17 @@ fn local_op(qp: &QpInner, op: &SendOp) -> WcResult {
 }
 
 /// Sends what the SQ holds, as far as the window, the fences and the
-/// outbox allow. Called with the QP's lock (`st`) and SQ lock held.
+/// outbox (`fx.out`) allow. Called with the QP's lock (`st`) and SQ lock
+/// held.
 pub(crate) fn step(
     qp: &QpInner,
     st: &mut QpState_,
+    fx: &mut Effects,
     sq: &SharedQueue,
     ndev: &crate::ffi::net::NetDev,
-    out: &mut Outbox,
 ) -> ReqEnd {
     loop {
-        if !out.has_room() {
+        if !fx.out.has_room() {
             return ReqEnd::More;
         }
         if st.send.rnr_waiting() || !st.can_send() {
@@ -137,7 +138,7 @@ pub(crate) fn step(
         if st.send.caught_up() && !start_next(qp, st, sq) {
             return ReqEnd::Idle;
         }
-        if !send_one(qp, st, sq, ndev, out) {
+        if !send_one(qp, st, fx, sq, ndev) {
             return ReqEnd::Idle;
         }
     }
@@ -235,14 +236,15 @@ fn wqe_wr_id(slot: &[u8]) -> u64 {
         .map_or(0, |b| u64::from_ne_bytes(*b))
 }
 
-/// Builds the next packet of the cursor's flight; `false` if nothing was
-/// sent (flight finished without packets, or must wait).
+/// Builds the next packet of the cursor's flight into `fx.out` (an RC one
+/// asks for the retransmit timer); `false` if nothing was sent (flight
+/// finished without packets, or must wait).
 fn send_one(
     qp: &QpInner,
     st: &mut QpState_,
+    fx: &mut Effects,
     sq: &SharedQueue,
     ndev: &crate::ffi::net::NetDev,
-    out: &mut Outbox,
 ) -> bool {
     st.send.skip_acked();
     let i = st.send.cursor();
@@ -276,7 +278,7 @@ fn send_one(
     };
     st.send.slot = slot;
     match built {
-        Ok(Some(pkt)) => out.push(pkt),
+        Ok(Some(pkt)) => fx.out.push(pkt),
         // No path or no AH (UD): nothing to send now; retried later.
         Ok(None) => return false,
         Err(e) => {
@@ -288,7 +290,7 @@ fn send_one(
         st.send.sent_unreliable(i);
     }
     if qp.ty == QpType::Rc {
-        st.arm_retransmit = true;
+        fx.arm_retransmit();
     }
     true
 }
