@@ -94,6 +94,9 @@ impl SendState {
         self.pkt = 0;
         self.noack = 0;
         self.rnr_wait = false;
+        // A retry cut short by the reset is over: the first sequence NAK
+        // or READ gap after reconnecting must start one.
+        self.retry_started = false;
         self.rd_atomic = 0;
         self.window = SendWindow::new();
         self.timeouts = 0;
