@@ -155,16 +155,6 @@ fn fail_at(st: &mut QpState_, psn: Psn, e: WcError) {
     st.send.fail_flight(i, e);
 }
 
-/// The index of the oldest flight still waiting for the peer.
-fn oldest_pending(st: &QpState_) -> Option<usize> {
-    (0..st.send.flights().len()).find(|&i| {
-        st.send
-            .flights()
-            .get(i)
-            .is_some_and(|f| !f.is_done() && f.op != FlightOp::Local)
-    })
-}
-
 fn on_read_response(
     qp: &QpInner,
     st: &mut QpState_,
@@ -309,11 +299,11 @@ pub(crate) fn timeout(qp: &QpInner, st: &mut QpState_) -> Option<u64> {
     if (now.wrapping_sub(due) as i64) < 0 {
         return Some(due.wrapping_sub(now));
     }
-    if oldest_pending(st).is_some() {
-        let psn = st.send.oldest_unacked();
-        retry(qp, st, psn);
-        st.send.timed_out();
-    }
+    // `awaiting_peer` above: a flight waits, the oldest unacknowledged
+    // PSN is in it.
+    let psn = st.send.oldest_unacked();
+    retry(qp, st, psn);
+    st.send.timed_out();
     Some(st.send.timer_period(base))
 }
 
