@@ -7,11 +7,12 @@
 //! from it), queueing a timer and flushing the queues into ERR all take
 //! other locks or call out of the driver, so none of them may happen
 //! under the QP's lock. The engine makes an `Effects` on its stack, hands
-//! it to the roles with the locked state, [settles](Effects::settle) it
-//! against the state before the lock is dropped, and carries it out after
-//! (`QpInner::apply`, in `engine.rs`, which gives the order). The roles
-//! only record; nothing here acts, so a role can be run and its decisions
-//! read without the engine.
+//! it to the roles with the QP's read-only context
+//! ([`QpCtx`](super::QpCtx)) and the locked state,
+//! [settles](Effects::settle) it against the state before the lock is
+//! dropped, and carries it out after (`QpInner::apply`, in `engine.rs`,
+//! which gives the order). The roles only record; nothing here acts, so a
+//! role can be run and its decisions read without the engine.
 
 use super::QpState_;
 use crate::{logic::qp_state::QpState, transport::xmit::Outbox};

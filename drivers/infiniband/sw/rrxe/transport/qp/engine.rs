@@ -2,14 +2,15 @@
 
 //! The QP's data-path engine: runs the requester, completer and responder
 //! (`transport::send::{req, comp}`, `transport::resp`) under the QP's
-//! lock, collecting what they decide in an [`Effects`], then, with the
-//! lock dropped, carries that out ([`QpInner::apply`]): sends the
-//! packets, calls the CQs' handlers, arms timers, reports events, flushes
-//! into ERR. Packets arrive here
-//! from the receive path ([`QpInner::receive`]); the requester runs from a
-//! post, a packet, a timer or the work queue ([`QpInner::kick`]), one CPU
-//! at a time. Work items and timers are queued only through the gate that
-//! `destroy_qp` closes ([`QpInner::defer`]).
+//! lock, each on the QP's read-only context ([`QpCtx`](super::QpCtx),
+//! built where the lock is taken) and its locked state, collecting what
+//! they decide in an [`Effects`], then, with the lock dropped, carries
+//! that out ([`QpInner::apply`]): sends the packets, calls the CQs'
+//! handlers, arms timers, reports events, flushes into ERR. Packets arrive
+//! here from the receive path ([`QpInner::receive`]); the requester runs
+//! from a post, a packet, a timer or the work queue ([`QpInner::kick`]),
+//! one CPU at a time. Work items and timers are queued only through the
+//! gate that `destroy_qp` closes ([`QpInner::defer`]).
 
 use super::{Effects, QpInner, QpState_};
 use crate::{
@@ -101,7 +102,7 @@ impl WorkItem<2> for QpInner {
     }
 }
 
-/// The gate of deferred work, and the IP stack's back-pressure.
+/// The gate of deferred work.
 impl QpInner {
     /// Queues deferred work, unless the QP is being destroyed.
     fn defer(self: &Arc<Self>, what: Deferred) {
@@ -124,12 +125,6 @@ impl QpInner {
             }
         }
         drop(open);
-    }
-
-    /// Whether the requester must wait for this QP's packets in the IP
-    /// stack to drain before building more.
-    pub(crate) fn tx_paused(&self) -> bool {
-        self.tx.must_pause()
     }
 }
 
@@ -173,6 +168,7 @@ impl QpInner {
         };
         let mut fx = Effects::new();
         let mut st = self.state.lock();
+        let ctx = self.ctx();
         if st.destroyed {
             return false;
         }
@@ -186,13 +182,13 @@ impl QpInner {
             let Some(sq) = (*sq).as_mut() else {
                 return false;
             };
-            comp::complete_done(self, &mut st, &mut fx, sq);
-            if !fx.enters_error() && req::step(self, &mut st, &mut fx, sq, &ndev) == ReqEnd::More {
+            comp::complete_done(&ctx, &mut st, &mut fx, sq);
+            if !fx.enters_error() && req::step(&ctx, &mut st, &mut fx, sq, &ndev) == ReqEnd::More {
                 more = true;
             }
-            comp::complete_done(self, &mut st, &mut fx, sq);
+            comp::complete_done(&ctx, &mut st, &mut fx, sq);
         }
-        if resp::send_read_responses(self, &mut st, &mut fx, &ndev) {
+        if resp::send_read_responses(&ctx, &mut st, &mut fx, &ndev) {
             more = true;
         }
         self.after(st, &mut fx, &ndev);
@@ -268,6 +264,7 @@ impl QpInner {
         let ndev = &*ndev;
         let mut fx = Effects::new();
         let mut st = self.state.lock();
+        let ctx = self.ctx();
         let info = pkt.info();
         let mut kick = false;
         if info.is_response() {
@@ -282,8 +279,8 @@ impl QpInner {
             let Some(sq) = (*sq).as_mut() else {
                 return;
             };
-            comp::on_response(self, &mut st, &mut fx, sq, pkt);
-            comp::complete_done(self, &mut st, &mut fx, sq);
+            comp::on_response(&ctx, &mut st, &mut fx, sq, pkt);
+            comp::complete_done(&ctx, &mut st, &mut fx, sq);
             kick = true;
         } else {
             if !st.can_receive() {
@@ -299,10 +296,10 @@ impl QpInner {
             }
             let mut rq = self.rq.lock();
             let meta = RxMeta { ndev, ..*meta };
-            resp::on_request(self, &mut st, &mut fx, (*rq).as_mut(), pkt, &meta);
+            resp::on_request(&ctx, &mut st, &mut fx, (*rq).as_mut(), pkt, &meta);
             if st.reads_pending {
                 drop(rq);
-                resp::send_read_responses(self, &mut st, &mut fx, ndev);
+                resp::send_read_responses(&ctx, &mut st, &mut fx, ndev);
                 kick = st.reads_pending;
             }
         }
@@ -323,7 +320,7 @@ impl QpInner {
         }
         // A retry that ran out only fails its flight: the requester's run
         // below retires it and takes the QP to ERR.
-        let again = comp::timeout(self, &mut st);
+        let again = comp::timeout(&self.ctx(), &mut st);
         if again.is_some() {
             st.timer_armed = true;
         }

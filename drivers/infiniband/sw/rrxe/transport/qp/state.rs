@@ -4,8 +4,10 @@
 //! control state that the verbs set, the requester's, completer's and
 //! responder's state. Kept apart from the code that takes the lock so that
 //! the roles in `transport` see one plain struct, handed to them as
-//! `&mut`. What the data path decides under the lock but may only carry
-//! out after it is not kept here: it goes into an
+//! `&mut`. What they read of the QP but never change is not kept here
+//! either: it is in the QP itself, and they see it through a
+//! [`QpCtx`](super::QpCtx). What the data path decides under the lock but
+//! may only carry out after it is not kept here: it goes into an
 //! [`Effects`](super::Effects), which lives for one pass.
 
 use crate::{

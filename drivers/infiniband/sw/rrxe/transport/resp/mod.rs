@@ -37,7 +37,7 @@ use crate::{
     logic::{qp_state::QpType, resp::ReadReq},
     proto::{headers::Syndrome, packet::Packet, psn::Psn},
     queues::queue::SharedQueue,
-    transport::qp::{Effects, QpInner, QpState_},
+    transport::qp::{Effects, QpCtx, QpState_},
 };
 use kernel::prelude::*;
 
@@ -217,16 +217,16 @@ impl RespState {
 /// peer). The answers, the receive CQ's handler and a fatal error are
 /// left in `fx`, for after the lock.
 pub(crate) fn on_request(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
     fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     pkt: &Packet<'_>,
     meta: &RxMeta<'_>,
 ) {
-    match qp.ty {
-        QpType::Rc => rc::on_rc(qp, st, fx, rq, pkt, meta.ndev),
-        QpType::Uc => uc::on_uc(qp, st, fx, rq, pkt),
-        _ => ud::on_ud(qp, st, fx, rq, pkt, meta),
+    match ctx.ty {
+        QpType::Rc => rc::on_rc(ctx, st, fx, rq, pkt, meta.ndev),
+        QpType::Uc => uc::on_uc(ctx, st, fx, rq, pkt),
+        _ => ud::on_ud(ctx, st, fx, rq, pkt, meta),
     }
 }

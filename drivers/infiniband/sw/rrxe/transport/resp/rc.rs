@@ -28,7 +28,7 @@ use crate::{
         packet::Packet,
     },
     queues::queue::SharedQueue,
-    transport::qp::{Effects, QpInner, QpState_},
+    transport::qp::{Effects, QpCtx, QpState_},
 };
 
 /// How a request ends for the requester.
@@ -49,7 +49,7 @@ enum Answer {
 
 /// Handles an RC request: in order, a duplicate, or past a gap.
 pub(super) fn on_rc(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
     fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
@@ -59,7 +59,7 @@ pub(super) fn on_rc(
     let psn = pkt.headers.bth.psn;
     let expected = st.resp.psn;
     if psn.is_after(expected) {
-        qp.dev.counters.add(Counter::OutOfSeqRequest, 1);
+        ctx.counters.add(Counter::OutOfSeqRequest, 1);
         if !st.resp.nak_sent {
             st.resp.nak_sent = true;
             send_ack(
@@ -73,11 +73,11 @@ pub(super) fn on_rc(
         return;
     }
     if psn.is_before(expected) {
-        qp.dev.counters.add(Counter::DuplicateRequest, 1);
+        ctx.counters.add(Counter::DuplicateRequest, 1);
         duplicate(st, pkt, ndev, &mut fx.out);
         return;
     }
-    let answer = execute(qp, st, fx, rq, pkt);
+    let answer = execute(ctx, st, fx, rq, pkt);
     let out = &mut fx.out;
     match answer {
         Answer::None => {}
@@ -90,7 +90,7 @@ pub(super) fn on_rc(
             }
         }
         Answer::Rnr => {
-            qp.dev.counters.add(Counter::SendRnrErr, 1);
+            ctx.counters.add(Counter::SendRnrErr, 1);
             let timer = st.attr.get().min_rnr_timer;
             send_ack(st, ndev, out, psn, Syndrome::RnrNak { timer });
         }
@@ -101,7 +101,7 @@ pub(super) fn on_rc(
 
 /// Takes a request in order: checks it, executes it, advances the PSN.
 fn execute(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
     fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
@@ -128,7 +128,7 @@ fn execute(
     }
     let ack_req = pkt.headers.bth.ack_req;
     if info.is_read() {
-        return match start_read(qp, st, pkt) {
+        return match start_read(ctx, st, pkt) {
             Ok(npkts) => {
                 st.resp.psn = psn.add(npkts);
                 st.resp.msn = st.resp.msn.wrapping_add(1);
@@ -140,7 +140,7 @@ fn execute(
         };
     }
     if info.is_atomic() {
-        return match atomic(qp, st, pkt) {
+        return match atomic(ctx, st, pkt) {
             Ok(orig) => {
                 st.resp.psn = psn.next();
                 st.resp.msn = st.resp.msn.wrapping_add(1);
@@ -151,7 +151,7 @@ fn execute(
         };
     }
     if info.is_flush() || info.is_atomic_write() {
-        return match crate::transport::flush::execute(qp, st, pkt) {
+        return match crate::transport::flush::execute(ctx, st, pkt) {
             Ok(()) => {
                 st.resp.psn = psn.next();
                 st.resp.msn = st.resp.msn.wrapping_add(1);
@@ -167,7 +167,7 @@ fn execute(
     if !info.is_send() && !info.is_write() {
         return Answer::Nak(NakCode::InvalidRequest);
     }
-    match place(qp, st, fx, rq, pkt) {
+    match place(ctx, st, fx, rq, pkt) {
         Ok(()) => {
             st.resp.psn = psn.next();
             st.resp.nak_sent = false;

@@ -15,12 +15,12 @@ use crate::{
     logic::resp::dma_len_ok,
     proto::packet::Packet,
     queues::queue::SharedQueue,
-    transport::qp::{Effects, QpInner, QpState_},
+    transport::qp::{Effects, QpCtx, QpState_},
 };
 
 /// Handles a UC request packet.
 pub(super) fn on_uc(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
     fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
@@ -54,7 +54,7 @@ pub(super) fn on_uc(
         };
         return;
     }
-    if place(qp, st, fx, rq, pkt).is_err() {
+    if place(ctx, st, fx, rq, pkt).is_err() {
         st.resp.cur = if info.is_last() {
             InProgress::None
         } else {

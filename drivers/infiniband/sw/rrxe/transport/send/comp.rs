@@ -27,13 +27,13 @@ use crate::{
     },
     queues::cq::Completion,
     queues::queue::SharedQueue,
-    transport::qp::{Effects, QpInner, QpState_},
+    transport::qp::{Effects, QpCtx, QpState_},
 };
 
 /// Handles a response packet for this RC QP (the caller checked the QP
 /// type, the state and the peer). An RNR NAK leaves its wait in `fx`.
 pub(crate) fn on_response(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
     fx: &mut Effects,
     sq: &SharedQueue,
@@ -46,8 +46,8 @@ pub(crate) fn on_response(
         return;
     }
     match pkt.info().class() {
-        OpClass::ReadResponse => on_read_response(qp, st, fx, sq, pkt),
-        OpClass::AtomicAck => on_atomic_ack(qp, st, sq, pkt),
+        OpClass::ReadResponse => on_read_response(ctx, st, fx, sq, pkt),
+        OpClass::AtomicAck => on_atomic_ack(ctx, st, sq, pkt),
         _ => {
             let Some(aeth) = pkt.headers.aeth else {
                 return;
@@ -59,7 +59,7 @@ pub(crate) fn on_response(
             if nak && psn == oldest.sub(1) {
                 return;
             }
-            on_ack(qp, st, fx, psn, aeth.syndrome);
+            on_ack(ctx, st, fx, psn, aeth.syndrome);
         }
     }
 }
@@ -70,7 +70,7 @@ pub(crate) fn on_response(
 /// response, once until something moves, so that a burst of later
 /// responses (reordered, or replies to the retry itself) does not start a
 /// retry each.
-fn acked_before(qp: &QpInner, st: &mut QpState_, psn: Psn) -> bool {
+fn acked_before(ctx: &QpCtx<'_>, st: &mut QpState_, psn: Psn) -> bool {
     // The caller checked `psn` is no later than the next PSN to send.
     let acked = st.send.acknowledge(psn);
     note_progress(st, acked.progress);
@@ -78,7 +78,7 @@ fn acked_before(qp: &QpInner, st: &mut QpState_, psn: Psn) -> bool {
         return true;
     };
     if !st.send.retry_started() {
-        retry(qp, st, upto);
+        retry(ctx, st, upto);
     }
     false
 }
@@ -94,36 +94,36 @@ fn note_progress(st: &mut QpState_, progress: bool) {
     }
 }
 
-fn on_ack(qp: &QpInner, st: &mut QpState_, fx: &mut Effects, psn: Psn, syndrome: Syndrome) {
+fn on_ack(ctx: &QpCtx<'_>, st: &mut QpState_, fx: &mut Effects, psn: Psn, syndrome: Syndrome) {
     match syndrome {
         Syndrome::Ack { .. } => {
-            acked_before(qp, st, psn.next());
+            acked_before(ctx, st, psn.next());
         }
         Syndrome::RnrNak { timer } => {
-            if !acked_before(qp, st, psn) {
+            if !acked_before(ctx, st, psn) {
                 return;
             }
-            qp.dev.counters.add(Counter::RcvdRnrErr, 1);
+            ctx.counters.add(Counter::RcvdRnrErr, 1);
             if !st.send.rnr_nak(psn) {
-                qp.dev.counters.add(Counter::RetryRnrExceededErr, 1);
+                ctx.counters.add(Counter::RetryRnrExceededErr, 1);
                 fail_at(st, psn, WcError::RnrRetryExc);
                 return;
             }
             fx.rnr_wait(crate::proto::headers::rnr_timeout_usecs(timer));
         }
         Syndrome::Nak(NakCode::PsnSequenceError) => {
-            if !acked_before(qp, st, psn) {
+            if !acked_before(ctx, st, psn) {
                 return;
             }
-            qp.dev.counters.add(Counter::RcvdSeqErr, 1);
+            ctx.counters.add(Counter::RcvdSeqErr, 1);
             // Progress above cleared `retry_started`; without it this NAK
             // names the gap the running retry already fills.
             if !st.send.retry_started() {
-                retry(qp, st, psn);
+                retry(ctx, st, psn);
             }
         }
         Syndrome::Nak(code) => {
-            if !acked_before(qp, st, psn) {
+            if !acked_before(ctx, st, psn) {
                 return;
             }
             let e = match code {
@@ -140,13 +140,13 @@ fn on_ack(qp: &QpInner, st: &mut QpState_, fx: &mut Effects, psn: Psn, syndrome:
 
 /// Retransmits from `psn` if the retry budget allows, else fails the
 /// flight with `RETRY_EXC_ERR`.
-fn retry(qp: &QpInner, st: &mut QpState_, psn: Psn) {
+fn retry(ctx: &QpCtx<'_>, st: &mut QpState_, psn: Psn) {
     if !st.send.retry(psn, crate::ffi::rt::jiffies()) {
-        qp.dev.counters.add(Counter::RetryExceededErr, 1);
+        ctx.counters.add(Counter::RetryExceededErr, 1);
         fail_at(st, psn, WcError::RetryExc);
         return;
     }
-    qp.dev.counters.add(Counter::CompleterRetryErr, 1);
+    ctx.counters.add(Counter::CompleterRetryErr, 1);
 }
 
 /// Fails the flight holding `psn` (or the oldest outstanding one).
@@ -156,7 +156,7 @@ fn fail_at(st: &mut QpState_, psn: Psn, e: WcError) {
 }
 
 fn on_read_response(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
     fx: &mut Effects,
     sq: &SharedQueue,
@@ -177,12 +177,12 @@ fn on_read_response(
         // (C rxe): it acknowledges them.
         if is_empty_read_ack(&f, pkt) {
             if let Some(aeth) = pkt.headers.aeth {
-                on_ack(qp, st, fx, psn, aeth.syndrome);
+                on_ack(ctx, st, fx, psn, aeth.syndrome);
             }
         }
         return;
     }
-    if !acked_before(qp, st, f.first_psn) {
+    if !acked_before(ctx, st, f.first_psn) {
         return;
     }
     // Only the next packet in order is taken. A gap (a response lost or
@@ -191,8 +191,8 @@ fn on_read_response(
     let index = f.first_psn.distance(psn);
     if index != f.read_next {
         if index > f.read_next && !st.send.retry_started() {
-            qp.dev.counters.add(Counter::RcvdSeqErr, 1);
-            retry(qp, st, f.first_psn.add(f.read_next));
+            ctx.counters.add(Counter::RcvdSeqErr, 1);
+            retry(ctx, st, f.first_psn.add(f.read_next));
         }
         return;
     }
@@ -210,7 +210,7 @@ fn on_read_response(
         fail_at(st, psn, WcError::BadResp);
         return;
     }
-    if !place_in_wqe(qp, st, sq, i, psn, offset, pkt.payload) {
+    if !place_in_wqe(ctx, st, sq, i, psn, offset, pkt.payload) {
         return;
     }
     note_progress(st, true);
@@ -222,7 +222,7 @@ fn on_read_response(
 /// Returns whether it was placed: not if the WQE is no longer in the SQ,
 /// nor if it cannot take the bytes, which fails the flight holding `psn`.
 fn place_in_wqe(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
     sq: &SharedQueue,
     i: usize,
@@ -236,12 +236,12 @@ fn place_in_wqe(
     let placed = match wqe::decode_send(
         &st.send.slot,
         QpType::Rc,
-        qp.cap.max_send_sge,
-        qp.cap.max_inline_data,
+        ctx.cap.max_send_sge,
+        ctx.cap.max_inline_data,
     ) {
         Ok(w) => match &w.payload {
             wqe::Payload::Sges(sges) => {
-                copy::scatter(&qp.dev.mrs, qp.pd, sges, offset, data).map_err(WcError::from)
+                copy::scatter(ctx.mem.mrs, ctx.mem.pd, sges, offset, data).map_err(WcError::from)
             }
             wqe::Payload::Inline(_) => Err(WcError::LocQpOp),
         },
@@ -265,7 +265,7 @@ fn is_empty_read_ack(f: &Flight, pkt: &Packet<'_>) -> bool {
         && pkt.payload.is_empty()
 }
 
-fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
+fn on_atomic_ack(ctx: &QpCtx<'_>, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
     let psn = pkt.headers.bth.psn;
     let (Some(i), Some(ack)) = (st.send.flights().find(psn), pkt.headers.atomic_ack_eth) else {
         return;
@@ -274,11 +274,11 @@ fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet
         Some(f) if f.op == FlightOp::Atomic && !f.is_done() => {}
         _ => return,
     }
-    if !acked_before(qp, st, psn) {
+    if !acked_before(ctx, st, psn) {
         return;
     }
     // The original value lands in host byte order, as on any HCA.
-    if !place_in_wqe(qp, st, sq, i, psn, 0, &ack.orig.to_ne_bytes()) {
+    if !place_in_wqe(ctx, st, sq, i, psn, 0, &ack.orig.to_ne_bytes()) {
         return;
     }
     note_progress(st, true);
@@ -288,7 +288,7 @@ fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet
 /// The retransmit timer fired: if nothing moved for a whole timeout,
 /// retransmit from the oldest unacknowledged PSN. Returns the jiffies to
 /// wait before checking again, if the timer should stay armed.
-pub(crate) fn timeout(qp: &QpInner, st: &mut QpState_) -> Option<u64> {
+pub(crate) fn timeout(ctx: &QpCtx<'_>, st: &mut QpState_) -> Option<u64> {
     let base = st.timeout_jiffies?;
     let period = st.send.timer_period(base);
     if st.state.raw() < QpState::Rts.raw() || !st.send.awaiting_peer() {
@@ -302,7 +302,7 @@ pub(crate) fn timeout(qp: &QpInner, st: &mut QpState_) -> Option<u64> {
     // `awaiting_peer` above: a flight waits, the oldest unacknowledged
     // PSN is in it.
     let psn = st.send.oldest_unacked();
-    retry(qp, st, psn);
+    retry(ctx, st, psn);
     st.send.timed_out();
     Some(st.send.timer_period(base))
 }
@@ -312,7 +312,7 @@ pub(crate) fn timeout(qp: &QpInner, st: &mut QpState_) -> Option<u64> {
 /// flight of a draining SQD reaches SQD: both through `fx`, after the
 /// lock.
 pub(crate) fn complete_done(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
     fx: &mut Effects,
     sq: &mut SharedQueue,
@@ -321,7 +321,7 @@ pub(crate) fn complete_done(
         sq.pop();
         let failed = status != WcStatus::Success;
         if !failed && f.wc_opcode == WcOpcode::Send {
-            qp.dev.counters.add(Counter::RdmaSends, 1);
+            ctx.counters.add(Counter::RdmaSends, 1);
         }
         if f.signaled || failed {
             let c = Completion {
@@ -329,10 +329,10 @@ pub(crate) fn complete_done(
                 status,
                 opcode: f.wc_opcode,
                 byte_len: f.length,
-                qp_num: qp.qpn,
+                qp_num: ctx.qpn,
                 ..Default::default()
             };
-            fx.send_completed(qp.send_cq.post_quiet(&c, qp.handle).unwrap_or(false));
+            fx.send_completed(ctx.send_cq.post_quiet(&c, ctx.handle).unwrap_or(false));
         }
         if failed {
             fx.enter_error();

@@ -24,7 +24,7 @@ use crate::{
         packet::Headers,
     },
     queues::queue::SharedQueue,
-    transport::qp::{Effects, QpInner, QpState_},
+    transport::qp::{Effects, QpCtx, QpState_},
     transport::xmit::{self, BuildError},
 };
 
@@ -83,26 +83,26 @@ fn classify(op: &SendOp) -> (WcOpcode, FlightOp, Option<ReqKind>) {
 }
 
 /// Runs a local operation; its outcome is its completion's status.
-fn local_op(qp: &QpInner, op: &SendOp) -> WcResult {
+fn local_op(ctx: &QpCtx<'_>, op: &SendOp) -> WcResult {
     // BIND_MW, and LOCAL_INV of a window.
-    if let Some(done) = crate::mem::mw::local_op(qp.mem(), op) {
+    if let Some(done) = crate::mem::mw::local_op(ctx.mem, op) {
         return done;
     }
-    let mrs = &qp.dev.mrs;
+    let mrs = ctx.mem.mrs;
     let ok = match *op {
         // Only a region of the QP's PD: a process must not invalidate a
         // kernel consumer's registration. (C rxe's `rxe_invalidate_mr`
         // does not check the PD.)
         SendOp::LocalInv { rkey } => mrs
             .get(rkey)
-            .is_some_and(|mr| mr.in_pd(qp.pd) && mr.invalidate(rkey).is_ok()),
+            .is_some_and(|mr| mr.in_pd(ctx.mem.pd) && mr.invalidate(rkey).is_ok()),
         // Only kernel consumers may register (a process could write this
         // opcode into its own ring). The MR is the one at the key's index.
         SendOp::RegMr { key, access } => {
-            !qp.is_user()
-                && mrs
-                    .get_index(key)
-                    .is_some_and(|mr| mr.in_pd(qp.pd) && mr.register_mapped(key, access).is_ok())
+            !ctx.is_user
+                && mrs.get_index(key).is_some_and(|mr| {
+                    mr.in_pd(ctx.mem.pd) && mr.register_mapped(key, access).is_ok()
+                })
         }
         _ => false,
     };
@@ -117,7 +117,7 @@ fn local_op(qp: &QpInner, op: &SendOp) -> WcResult {
 /// outbox (`fx.out`) allow. Called with the QP's lock (`st`) and SQ lock
 /// held.
 pub(crate) fn step(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
     fx: &mut Effects,
     sq: &SharedQueue,
@@ -132,13 +132,13 @@ pub(crate) fn step(
         }
         // Too many of this QP's packets in the IP stack: their destructor
         // reschedules the QP.
-        if qp.tx_paused() {
+        if ctx.tx_paused() {
             return ReqEnd::Idle;
         }
-        if st.send.caught_up() && !start_next(qp, st, sq) {
+        if st.send.caught_up() && !start_next(ctx, st, sq) {
             return ReqEnd::Idle;
         }
-        if !send_one(qp, st, fx, sq, ndev) {
+        if !send_one(ctx, st, fx, sq, ndev) {
             return ReqEnd::Idle;
         }
     }
@@ -146,7 +146,7 @@ pub(crate) fn step(
 
 /// Starts the next WQE of the SQ as a new flight; `false` when there is
 /// none or it must wait (window, fence, READ/atomic depth).
-fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
+fn start_next(ctx: &QpCtx<'_>, st: &mut QpState_, sq: &SharedQueue) -> bool {
     if st.sqd() {
         // SQD: finish what was started, start nothing new.
         return false;
@@ -157,15 +157,15 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
     }
     let max_rd = u32::from(st.attr.get().max_rd_atomic).max(1);
     let mtu = st.mtu;
-    let ud = matches!(qp.ty, QpType::Ud | QpType::Gsi);
+    let ud = matches!(ctx.ty, QpType::Ud | QpType::Gsi);
     let decoded = wqe::decode_send(
         &st.send.slot,
-        qp.ty,
-        qp.cap.max_send_sge,
-        qp.cap.max_inline_data,
+        ctx.ty,
+        ctx.cap.max_send_sge,
+        ctx.cap.max_inline_data,
     );
     let mut f = Flight {
-        signaled: qp.sq_sig_all,
+        signaled: ctx.sq_sig_all,
         first_psn: st.send.psn(),
         ..Default::default()
     };
@@ -194,7 +194,7 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
             }
             match op {
                 FlightOp::Local => {
-                    f.finish(local_op(qp, &w.op).into());
+                    f.finish(local_op(ctx, &w.op).into());
                 }
                 FlightOp::Read => {
                     f.npkts = 1;
@@ -216,7 +216,7 @@ fn start_next(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue) -> bool {
                     f.npsn = f.npkts;
                 }
             }
-            if qp.ty == QpType::Rc
+            if ctx.ty == QpType::Rc
                 && f.npsn > 0
                 && !st
                     .send
@@ -240,7 +240,7 @@ fn wqe_wr_id(slot: &[u8]) -> u64 {
 /// asks for the retransmit timer); `false` if nothing was sent (flight
 /// finished without packets, or must wait).
 fn send_one(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
     fx: &mut Effects,
     sq: &SharedQueue,
@@ -257,7 +257,7 @@ fn send_one(
     }
     // A READ asked again starts at its first missing response.
     let psn = f.first_psn.add(st.send.pkt() + f.read_next);
-    let rc = qp.ty == QpType::Rc;
+    let rc = ctx.ty == QpType::Rc;
     let oldest = st.send.oldest_unacked();
     let window = st.send.window();
     if rc && !window.open(oldest, psn, 1) {
@@ -272,8 +272,9 @@ fn send_one(
     }
     // The slot copy is lent out while the WQE it holds is in use.
     let slot = core::mem::take(&mut st.send.slot);
-    let built = match wqe::decode_send(&slot, qp.ty, qp.cap.max_send_sge, qp.cap.max_inline_data) {
-        Ok(w) => build_request(qp, st, &w, &f, ndev, window_edge),
+    let built = match wqe::decode_send(&slot, ctx.ty, ctx.cap.max_send_sge, ctx.cap.max_inline_data)
+    {
+        Ok(w) => build_request(ctx, st, &w, &f, ndev, window_edge),
         Err(_) => Err(WcError::LocQpOp),
     };
     st.send.slot = slot;
@@ -286,23 +287,23 @@ fn send_one(
             return true;
         }
     }
-    if st.send.packet_sent(f.npkts) && qp.ty != QpType::Rc {
+    if st.send.packet_sent(f.npkts) && ctx.ty != QpType::Rc {
         st.send.sent_unreliable(i);
     }
-    if qp.ty == QpType::Rc {
+    if ctx.ty == QpType::Rc {
         fx.arm_retransmit();
     }
     true
 }
 
 /// The path and source port a packet of this QP takes to `wqe`'s peer.
-fn route(qp: &QpInner, st: &QpState_, w: &SendWqe<'_>) -> Option<(Path, u16, u32, u32)> {
-    match (qp.ty, w.ud.as_ref()) {
+fn route(ctx: &QpCtx<'_>, st: &QpState_, w: &SendWqe<'_>) -> Option<(Path, u16, u32, u32)> {
+    match (ctx.ty, w.ud.as_ref()) {
         (QpType::Ud | QpType::Gsi, Some(ud)) => {
             // Only a handle of the QP's own PD (rxe's `rxe_get_av`): the
             // number in the WQE may be any handle of the device, another
             // process's included.
-            let ah = qp.dev.ahs.get(ud.ah_num).filter(|ah| ah.in_pd(qp.pd))?;
+            let ah = ctx.ahs.get(ud.ah_num).filter(|ah| ah.in_pd(ctx.mem.pd))?;
             // A Q_Key with the high bit set means "use the QP's own".
             let qkey = if ud.remote_qkey & 0x8000_0000 != 0 {
                 st.attr.get().qkey
@@ -319,7 +320,7 @@ fn route(qp: &QpInner, st: &QpState_, w: &SendWqe<'_>) -> Option<(Path, u16, u32
 /// Builds packet `st.send.pkt()` of flight `f` from its WQE `w`. `Ok(None)`
 /// when it cannot be sent yet; an error fails the WQE.
 fn build_request(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
     w: &SendWqe<'_>,
     f: &Flight,
@@ -328,8 +329,8 @@ fn build_request(
 ) -> WcResult<Option<xmit::TxPacket>> {
     let (_, _, kind) = classify(&w.op);
     let kind = kind.ok_or(WcError::LocQpOp)?;
-    let Some((path, sport, dest_qpn, qkey)) = route(qp, st, w) else {
-        return if matches!(qp.ty, QpType::Ud | QpType::Gsi) {
+    let Some((path, sport, dest_qpn, qkey)) = route(ctx, st, w) else {
+        return if matches!(ctx.ty, QpType::Ud | QpType::Gsi) {
             // No such AH, one of another PD, or no path: the WQE cannot be
             // sent; it fails and the QP goes to ERR, as in rxe.
             Err(WcError::LocQpOp)
@@ -339,14 +340,14 @@ fn build_request(
     };
     let idx = st.send.pkt();
     let pos = position(idx, f.npkts);
-    let opcode = request_opcode(transport(qp.ty), kind, pos).ok_or(WcError::LocQpOp)?;
+    let opcode = request_opcode(transport(ctx.ty), kind, pos).ok_or(WcError::LocQpOp)?;
     // A READ asked again starts at its first missing response.
     let psn = f.first_psn.add(idx + f.read_next);
     let mut bth = Bth::new(opcode, dest_qpn, psn);
     let last = matches!(pos, Position::Last | Position::Only);
     bth.solicited = last && w.flags & SEND_SOLICITED != 0;
     if st.send.ack_due(last || window_edge) {
-        bth.ack_req = qp.ty == QpType::Rc;
+        bth.ack_req = ctx.ty == QpType::Rc;
     }
     let mut hdrs = Headers::new(bth);
     let (offset, len) = match w.op {
@@ -415,12 +416,12 @@ fn build_request(
         }
         _ => return Err(WcError::LocQpOp),
     };
-    if matches!(qp.ty, QpType::Ud | QpType::Gsi) {
-        let src_qpn = if qp.ty == QpType::Gsi { 1 } else { qp.qpn };
+    if matches!(ctx.ty, QpType::Ud | QpType::Gsi) {
+        let src_qpn = if ctx.ty == QpType::Gsi { 1 } else { ctx.qpn };
         hdrs.deth = Some(Deth { qkey, src_qpn });
     }
-    let mrs = &qp.dev.mrs;
-    let pd = qp.pd;
+    let mrs = ctx.mem.mrs;
+    let pd = ctx.mem.pd;
     let pkt = xmit::build(ndev, &path, sport, hdrs, len as usize, |dst| {
         match &w.payload {
             Payload::Inline(data) => {
