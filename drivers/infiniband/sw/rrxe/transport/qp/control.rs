@@ -174,7 +174,6 @@ impl QpInner {
                     send,
                     resp,
                     timer_armed: false,
-                    reads_pending: false,
                 }),
                 task <- new_work!("rrxe_qp_task"),
                 retransmit <- new_delayed_work!("rrxe_qp_retransmit"),

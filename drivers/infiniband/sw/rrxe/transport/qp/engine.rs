@@ -297,10 +297,10 @@ impl QpInner {
             let mut rq = self.rq.lock();
             let meta = RxMeta { ndev, ..*meta };
             resp::on_request(&ctx, &mut st, &mut fx, (*rq).as_mut(), pkt, &meta);
-            if st.reads_pending {
+            if st.resp.reads_pending() {
                 drop(rq);
                 resp::send_read_responses(&ctx, &mut st, &mut fx, ndev);
-                kick = st.reads_pending;
+                kick = st.resp.reads_pending();
             }
         }
         let rnr_pending = fx.rnr_waits();

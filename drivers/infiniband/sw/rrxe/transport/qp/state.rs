@@ -42,12 +42,6 @@ pub(crate) struct QpState_ {
     /// The retransmit timer is queued (so a pass that sends RC requests
     /// does not queue it again).
     pub(crate) timer_armed: bool,
-    /// READ responses (and the answers queued behind them) wait to be
-    /// sent. State, not an effect: a pass sends only what its outbox has
-    /// room for, so they may wait across many lock releases, for the
-    /// requester's run to send the rest; and while they wait, the
-    /// responder holds its other answers back behind them.
-    pub(crate) reads_pending: bool,
 }
 
 impl QpState_ {

@@ -42,7 +42,7 @@ pub(super) fn atomic(ctx: &QpCtx<'_>, st: &mut QpState_, pkt: &Packet<'_>) -> Re
         Resource::Atomic {
             psn: pkt.headers.bth.psn,
             orig,
-            pending: st.reads_pending,
+            pending: st.resp.reads_pending,
         },
         depth,
     );

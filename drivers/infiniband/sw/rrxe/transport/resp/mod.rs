@@ -159,6 +159,12 @@ pub(crate) struct RespState {
     /// An ACK or NAK held back until the READ responses and atomic ACKs
     /// before it are out: responses go to the requester in PSN order.
     deferred: Option<(Psn, Syndrome)>,
+    /// READ responses (and the answers queued behind them) wait to be
+    /// sent. State, not an effect: a pass sends only what its outbox has
+    /// room for, so they may wait across many lock releases, for the
+    /// requester's run to send the rest; and while they wait, the
+    /// responder holds its other answers back behind them.
+    reads_pending: bool,
 }
 
 impl RespState {
@@ -180,10 +186,20 @@ impl RespState {
             )?,
             res_next: 0,
             deferred: None,
+            reads_pending: false,
         })
     }
 
-    /// Back to the state of a fresh QP.
+    /// Whether READ responses (or answers behind them) still wait to be
+    /// sent: the engine then has [`send_read_responses`] run again.
+    pub(crate) fn reads_pending(&self) -> bool {
+        self.reads_pending
+    }
+
+    /// Back to the state of a fresh QP: no message, resource or answer in
+    /// progress. `psn` is set with the attributes; `reads_pending` is left
+    /// for the next [`send_read_responses`] to clear, which finds nothing
+    /// owed any more.
     pub(crate) fn reset(&mut self) {
         self.msn = 0;
         self.nak_sent = false;

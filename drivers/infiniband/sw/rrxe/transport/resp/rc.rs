@@ -133,7 +133,7 @@ fn execute(
                 st.resp.psn = psn.add(npkts);
                 st.resp.msn = st.resp.msn.wrapping_add(1);
                 st.resp.nak_sent = false;
-                st.reads_pending = true;
+                st.resp.reads_pending = true;
                 Answer::None
             }
             Err(code) => Answer::Nak(code),
@@ -157,7 +157,7 @@ fn execute(
                 st.resp.msn = st.resp.msn.wrapping_add(1);
                 st.resp.nak_sent = false;
                 let depth = usize::from(st.attr.get().max_dest_rd_atomic);
-                let pending = st.reads_pending;
+                let pending = st.resp.reads_pending;
                 st.resp.add_resource(Resource::Done { psn, pending }, depth);
                 Answer::EmptyRead
             }

@@ -74,7 +74,7 @@ pub(crate) fn send_read_responses(
     ndev: &NetDev,
 ) -> bool {
     let out = &mut fx.out;
-    if !st.reads_pending {
+    if !st.resp.reads_pending {
         return false;
     }
     let Some(path) = st.path else {
@@ -113,7 +113,7 @@ pub(crate) fn send_read_responses(
         st.resp.deferred = None;
         emit_ack(st, ndev, out, psn, syndrome);
     }
-    st.reads_pending = false;
+    st.resp.reads_pending = false;
     false
 }
 
