@@ -11,12 +11,16 @@
 //! state and runs these roles from its work items; [`flush`] is FLUSH and
 //! ATOMIC WRITE, both ways.
 //!
-//! A role runs under the QP's lock on the locked state ([`qp::QpState_`])
-//! and carries out nothing that must wait for the lock to be dropped: it
-//! records it in a [`qp::Effects`] (the packets it built, the CQ handlers
-//! to call, entering ERR, the retransmit timer, an RNR wait, SQ drained),
-//! which the engine carries out, in a fixed order, once the lock is
-//! dropped.
+//! A role is a function of three things the engine hands it under the
+//! QP's lock: the QP's narrow, read-only context ([`qp::QpCtx`]: what is
+//! fixed at creation, and the tables, counters, CQs and SRQ it reaches),
+//! the locked state ([`qp::QpState_`]) and an effects collector
+//! ([`qp::Effects`]). It never sees the QP itself, so it can neither lock
+//! it again nor queue its work; and it carries out nothing that must wait
+//! for the lock to be dropped: it records it in the `Effects` (the
+//! packets it built, the CQ handlers to call, entering ERR, the
+//! retransmit timer, an RNR wait, SQ drained), which the engine carries
+//! out, in a fixed order, once the lock is dropped.
 //!
 //! The device state the QPs share is [`shared`] (with the QP and multicast
 //! tables the receive path above looks up, [`mcast`]).
