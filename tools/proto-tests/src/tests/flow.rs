@@ -4,7 +4,9 @@
 
 use proptest::prelude::*;
 
-use crate::logic::flow::{skbs_may_resume, skbs_must_pause, INFLIGHT_SKBS_HIGH, INFLIGHT_SKBS_LOW};
+use crate::logic::flow::{
+    skbs_may_resume, skbs_must_pause, RetryBudget, INFLIGHT_SKBS_HIGH, INFLIGHT_SKBS_LOW,
+};
 
 #[test]
 fn marks_are_c_rxe_s() {
@@ -45,6 +47,34 @@ fn wakeups(start: u32) -> (u32, Option<u32>) {
         }
     }
     (wakes, woke_at)
+}
+
+/// How many retries a budget of `count` grants, up to `cap` asked for.
+fn retries_granted(count: u8, cap: u32) -> u32 {
+    let mut b = RetryBudget::new(count);
+    (0..cap).take_while(|_| b.spend()).count() as u32
+}
+
+#[test]
+fn a_budget_of_zero_grants_nothing() {
+    let mut b = RetryBudget::new(0);
+    assert!(!b.spend());
+    assert!(!b.spend());
+    assert_eq!(b, RetryBudget::new(0));
+}
+
+#[test]
+fn seven_retries_forever() {
+    assert_eq!(RetryBudget::FOREVER, 7);
+    assert_eq!(retries_granted(RetryBudget::FOREVER, 10_000), 10_000);
+}
+
+proptest! {
+    /// Any count below 7 grants exactly that many retries, then none.
+    #[test]
+    fn a_budget_grants_its_count(count in 0u8..7) {
+        prop_assert_eq!(retries_granted(count, 100), u32::from(count));
+    }
 }
 
 proptest! {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Flow entropy and window arithmetic shared by the requester and
-//! completer.
+//! Flow entropy, window arithmetic and retry budgets shared by the
+//! requester and completer.
 
 use crate::proto::psn::Psn;
 
@@ -145,4 +145,32 @@ pub(crate) const fn backed_off(period: u64, timeouts: u8) -> u64 {
         MAX_TIMEOUT_BACKOFF
     };
     period.saturating_mul(1 << shift)
+}
+
+/// What is left of a retry count that `modify_qp` sets (`retry_cnt` or
+/// `rnr_retry`, 3 bits) and each retry spends. A count of 7 never runs
+/// out: IBA's rule for `rnr_retry`, which C rxe applies to `retry_cnt`
+/// too, and rrxe with it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct RetryBudget(u8);
+
+impl RetryBudget {
+    /// The count that means "retry forever".
+    pub(crate) const FOREVER: u8 = 7;
+
+    /// A budget of `count` retries.
+    pub(crate) const fn new(count: u8) -> Self {
+        Self(count)
+    }
+
+    /// Spends one retry; `false`, and nothing spent, when none is left.
+    pub(crate) fn spend(&mut self) -> bool {
+        if self.0 == 0 {
+            return false;
+        }
+        if self.0 != Self::FOREVER {
+            self.0 -= 1;
+        }
+        true
+    }
 }

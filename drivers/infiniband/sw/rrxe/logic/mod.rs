@@ -19,7 +19,8 @@
 //! - [`wr`]: which work requests each QP type takes, and their checks.
 //! - [`mad`]: the performance management queries a port answers.
 //! - [`segment`]: how messages become packets (counts, spans, opcodes).
-//! - [`flow`]: UDP source ports and the requester's PSN window.
+//! - [`flow`]: UDP source ports, the requester's PSN window, its
+//!   retransmit back-off and retry budgets.
 //! - [`wqe`]: decoding and checking the send and receive WQEs in a ring
 //!   slot.
 //! - [`mw`]: memory window binds and accesses through windows.

@@ -28,7 +28,7 @@ use crate::{
         headers::{Feth, NakCode, Reth},
         packet::{Headers, Packet},
     },
-    transport::qp::{QpInner, QpState_},
+    transport::qp::{QpCtx, QpState_},
 };
 use kernel::{
     prelude::*,
@@ -61,25 +61,25 @@ pub(crate) fn request_headers(op: &SendOp, hdrs: &mut Headers) -> Option<(u32, u
 /// checks and NAK codes: the QP's access flags (else an invalid request),
 /// then the R_Key, range and rights (else a remote access error), then the
 /// form of an ATOMIC WRITE and its alignment (else an invalid request).
-pub(crate) fn execute(qp: &QpInner, st: &QpState_, pkt: &Packet<'_>) -> Result<(), NakCode> {
+pub(crate) fn execute(ctx: &QpCtx<'_>, st: &QpState_, pkt: &Packet<'_>) -> Result<(), NakCode> {
     let reth = pkt.headers.reth.ok_or(NakCode::InvalidRequest)?;
     let qp_access = st.attr.get().qp_access_flags as u32;
     if let Some(feth) = pkt.headers.feth {
-        flush(qp, qp_access, reth, feth)
+        flush(ctx, qp_access, reth, feth)
     } else {
-        atomic_write(qp, st, qp_access, reth, pkt)
+        atomic_write(ctx, st, qp_access, reth, pkt)
     }
 }
 
-fn flush(qp: &QpInner, qp_access: u32, reth: Reth, feth: Feth) -> Result<(), NakCode> {
+fn flush(ctx: &QpCtx<'_>, qp_access: u32, reth: Reth, feth: Feth) -> Result<(), NakCode> {
     if !qp_allows_flush(qp_access, feth.placement_type) {
         return Err(NakCode::InvalidRequest);
     }
     let need = flush_access(feth.placement_type);
     let checked = match flush_range(feth.selectivity, reth.va, reth.len) {
-        Some((va, len)) => resolve_rkey(qp.mem(), reth.rkey, va, len, need).map(|_| ()),
+        Some((va, len)) => resolve_rkey(ctx.mem, reth.rkey, va, len, need).map(|_| ()),
         // The whole region: the RETH's range means nothing.
-        None => check_rkey(qp.mem(), reth.rkey, need),
+        None => check_rkey(ctx.mem, reth.rkey, need),
     };
     checked.map_err(|_| NakCode::RemoteAccessError)?;
     // Writes before the FLUSH reach memory before its answer leaves.
@@ -88,7 +88,7 @@ fn flush(qp: &QpInner, qp_access: u32, reth: Reth, feth: Feth) -> Result<(), Nak
 }
 
 fn atomic_write(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &QpState_,
     qp_access: u32,
     reth: Reth,
@@ -98,7 +98,7 @@ fn atomic_write(
         return Err(NakCode::InvalidRequest);
     }
     let (mr, at) = resolve_rkey(
-        qp.mem(),
+        ctx.mem,
         reth.rkey,
         reth.va,
         u64::from(reth.len),

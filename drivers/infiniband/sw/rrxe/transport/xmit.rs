@@ -111,7 +111,8 @@ impl TxPacket {
 /// How many packets one pass under a QP's lock builds at most.
 pub(crate) const OUTBOX_LEN: usize = 16;
 
-/// Packets built under a lock, to send after it is dropped.
+/// Packets built under a lock, to send after it is dropped (a QP's pass
+/// keeps one in its `Effects`).
 pub(crate) struct Outbox {
     pkts: [Option<TxPacket>; OUTBOX_LEN],
     len: usize,

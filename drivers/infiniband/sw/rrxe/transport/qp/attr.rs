@@ -148,14 +148,13 @@ impl QpInner {
                 .then(|| rt::usecs_to_jiffies((4096u64 << a.timeout.min(31)) / 1000));
         }
         if mask.contains(AttrMask::RETRY_CNT) {
-            st.req.retry_left = a.retry_cnt;
+            st.send.set_retry_cnt(a.retry_cnt);
         }
         if mask.contains(AttrMask::RNR_RETRY) {
-            st.req.rnr_left = a.rnr_retry;
+            st.send.set_rnr_retry(a.rnr_retry);
         }
         if mask.contains(AttrMask::SQ_PSN) {
-            st.req.psn = Psn::new(a.sq_psn);
-            st.req.acked = st.req.psn;
+            st.send.set_sq_psn(Psn::new(a.sq_psn));
         }
         if mask.contains(AttrMask::RQ_PSN) {
             st.resp.psn = Psn::new(a.rq_psn);

@@ -35,8 +35,8 @@ use crate::{
     queues::post::{self, SendLimits},
     queues::queue::SharedQueue,
     queues::srq::SrqInner,
-    transport::req::ReqState,
     transport::resp::RespState,
+    transport::send::SendState,
     transport::shared::Shared,
 };
 use core::sync::atomic::AtomicU32;
@@ -134,7 +134,7 @@ impl QpInner {
             })?;
         }
         let cap = init.cap;
-        let req = ReqState::new(
+        let send = SendState::new(
             sq.elem_size(),
             (cap.max_send_wr as usize).min(MAX_UNACKED_PSNS as usize),
         )?;
@@ -171,13 +171,9 @@ impl QpInner {
                     sport,
                     mtu: ib_mtu_bytes(*MTU_RANGE.start()),
                     timeout_jiffies: None,
-                    req,
+                    send,
                     resp,
-                    enter_error: false,
-                    arm_retransmit: false,
-                    rnr_delay_us: None,
-                    reads_pending: false,
-                    sqd_event: false,
+                    timer_armed: false,
                 }),
                 task <- new_work!("rrxe_qp_task"),
                 retransmit <- new_delayed_work!("rrxe_qp_retransmit"),
@@ -226,7 +222,7 @@ impl QpInner {
         st.state = next;
         // SQD is reported once the requester has nothing in flight.
         let sqd_notify = st.attr.get().en_sqd_async_notify != 0;
-        let drained = st.req.flights.is_empty();
+        let drained = st.send.is_drained();
         st.sq_draining = next == QpState::Sqd && !drained;
         drop(st);
         match next {
@@ -345,7 +341,7 @@ impl QpInner {
         attr.sq_draining = u8::from(st.sq_draining);
         // The PSNs where the queues stand now, not as last set: what rxe
         // reports, and what `rdma res show qp` shows.
-        attr.sq_psn = st.req.psn.get();
+        attr.sq_psn = st.send.psn().get();
         attr.rq_psn = st.resp.psn.get();
         drop(st);
         attr.cap = self.cap;

@@ -21,7 +21,7 @@ impl QpInner {
     pub(super) fn reset_queues(&self) {
         {
             let mut st = self.state.lock();
-            st.req.reset();
+            st.send.reset();
             st.resp.reset();
         }
         if let Some(sq) = (*self.sq.lock()).as_mut() {
@@ -38,7 +38,7 @@ impl QpInner {
     pub(super) fn flush(&self) {
         {
             let mut st = self.state.lock();
-            st.req.reset();
+            st.send.reset();
             st.resp.reset();
         }
         self.flush_queues();

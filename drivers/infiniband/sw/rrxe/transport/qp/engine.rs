@@ -1,31 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The QP's data-path engine: runs the requester, completer and responder
-//! (`transport::{req, comp, resp}`) under the QP's lock, then, with the lock
-//! dropped, carries out what they decided: sends the outbox, calls the CQs'
-//! handlers, arms timers, reports events, enters ERR. Packets arrive here
-//! from the receive path ([`QpInner::receive`]); the requester runs from a
-//! post, a packet, a timer or the work queue ([`QpInner::kick`]), one CPU
-//! at a time. Work items and timers are queued only through the gate that
-//! `destroy_qp` closes ([`QpInner::defer`]).
+//! (`transport::send::{req, comp}`, `transport::resp`) under the QP's
+//! lock, each on the QP's read-only context ([`QpCtx`](super::QpCtx),
+//! built where the lock is taken) and its locked state, collecting what
+//! they decide in an [`Effects`], then, with the lock dropped, carries
+//! that out ([`QpInner::apply`]): sends the packets, calls the CQs'
+//! handlers, arms timers, reports events, flushes into ERR. Packets arrive
+//! here from the receive path ([`QpInner::receive`]); the requester runs
+//! from a post, a packet, a timer or the work queue ([`QpInner::kick`]),
+//! one CPU at a time. Work items and timers are queued only through the
+//! gate that `destroy_qp` closes ([`QpInner::defer`]).
 
-use super::{Notify, QpInner, QpState_};
+use super::{Effects, QpInner, QpState_};
 use crate::{
     ffi::ib::Event,
     ffi::net::{NetDev, SkbAccount, SkbOwner},
     ffi::rt,
     logic::{
         flow::{skbs_may_resume, skbs_must_pause},
-        qp_state::{QpState, QpType},
+        qp_state::QpType,
     },
     proto::{
         mtu::{ib_mtu_bytes, ib_mtu_for_netdev},
         packet::Packet,
     },
-    transport::comp,
-    transport::req::{self, ReqEnd},
     transport::resp::{self, RxMeta},
-    transport::xmit::Outbox,
+    transport::send::comp,
+    transport::send::req::{self, ReqEnd},
 };
 use kernel::{
     impl_has_delayed_work, impl_has_work,
@@ -100,7 +102,7 @@ impl WorkItem<2> for QpInner {
     }
 }
 
-/// The gate of deferred work, and the IP stack's back-pressure.
+/// The gate of deferred work.
 impl QpInner {
     /// Queues deferred work, unless the QP is being destroyed.
     fn defer(self: &Arc<Self>, what: Deferred) {
@@ -123,12 +125,6 @@ impl QpInner {
             }
         }
         drop(open);
-    }
-
-    /// Whether the requester must wait for this QP's packets in the IP
-    /// stack to drain before building more.
-    pub(crate) fn tx_paused(&self) -> bool {
-        self.tx.must_pause()
     }
 }
 
@@ -170,9 +166,9 @@ impl QpInner {
         let Some(ndev) = self.dev.netdev() else {
             return false;
         };
-        let mut out = Outbox::new();
-        let mut notify = Notify::default();
+        let mut fx = Effects::new();
         let mut st = self.state.lock();
+        let ctx = self.ctx();
         if st.destroyed {
             return false;
         }
@@ -186,20 +182,21 @@ impl QpInner {
             let Some(sq) = (*sq).as_mut() else {
                 return false;
             };
-            comp::complete_done(self, &mut st, sq, &mut notify);
-            if !st.enter_error && req::step(self, &mut st, sq, &ndev, &mut out) == ReqEnd::More {
+            comp::complete_done(&ctx, &mut st, &mut fx, sq);
+            if !fx.enters_error() && req::step(&ctx, &mut st, &mut fx, sq, &ndev) == ReqEnd::More {
                 more = true;
             }
-            comp::complete_done(self, &mut st, sq, &mut notify);
+            comp::complete_done(&ctx, &mut st, &mut fx, sq);
         }
-        if resp::send_read_responses(self, &mut st, &ndev, &mut out) {
+        if resp::send_read_responses(&ctx, &mut st, &mut fx, &ndev) {
             more = true;
         }
-        self.after(st, &ndev, &mut out, notify);
+        self.after(st, &mut fx, &ndev);
         more
     }
 
-    /// Finishes a pass: drops the lock, sends, reports, arms timers.
+    /// Finishes a pass: settles `fx` against the state, drops the lock,
+    /// carries `fx` out.
     fn after(
         self: &Arc<Self>,
         mut st: kernel::sync::lock::Guard<
@@ -207,40 +204,40 @@ impl QpInner {
             QpState_,
             kernel::sync::lock::spinlock::SpinLockIrqBackend,
         >,
+        fx: &mut Effects,
         ndev: &NetDev,
-        out: &mut Outbox,
-        notify: Notify,
     ) {
-        let error = core::mem::take(&mut st.enter_error);
-        let arm = core::mem::take(&mut st.arm_retransmit) && !st.req.timer_armed;
-        let timeout = st.timeout_jiffies;
-        if arm && timeout.is_some() {
-            st.req.timer_armed = true;
-        }
-        let rnr = st.rnr_delay_us.take();
-        let sqd = core::mem::take(&mut st.sqd_event) && st.attr.get().en_sqd_async_notify != 0;
-        if error {
-            st.state = QpState::Err;
-        }
+        fx.settle(&mut st);
         drop(st);
-        out.flush(ndev, &self.dev.counters, self);
-        if notify.send {
+        self.apply(fx, ndev);
+    }
+
+    /// Carries out what a pass decided, with no lock of the QP held, in
+    /// this order: send the packets; call the send CQ's handler, then the
+    /// receive CQ's; queue the retransmit timer; queue the end of an RNR
+    /// wait; report SQ drained; flush the queues into ERR. The packets
+    /// leave before anything else, so the answers and requests a pass
+    /// built go out even when it also failed the QP, and the consumer
+    /// hears of completions before the flush completes the rest in error.
+    fn apply(self: &Arc<Self>, fx: &mut Effects, ndev: &NetDev) {
+        fx.out.flush(ndev, &self.dev.counters, self);
+        if fx.notify_send {
             self.send_cq.notify();
         }
-        if notify.recv {
+        if fx.notify_recv {
             self.recv_cq.notify();
         }
-        if let (true, Some(t)) = (arm, timeout) {
+        if let Some(t) = fx.retransmit_in {
             self.defer(Deferred::Retransmit(t as usize));
         }
-        if let Some(us) = rnr {
+        if let Some(us) = fx.rnr_delay_us {
             let j = rt::usecs_to_jiffies(u64::from(us));
             self.defer(Deferred::RnrWait(j as usize));
         }
-        if sqd {
+        if fx.sq_drained {
             self.handle.event(Event::SqDrained);
         }
-        if error {
+        if fx.enter_error {
             self.flush();
         }
     }
@@ -265,9 +262,9 @@ impl QpInner {
             return;
         };
         let ndev = &*ndev;
-        let mut out = Outbox::new();
-        let mut notify = Notify::default();
+        let mut fx = Effects::new();
         let mut st = self.state.lock();
+        let ctx = self.ctx();
         let info = pkt.info();
         let mut kick = false;
         if info.is_response() {
@@ -282,8 +279,8 @@ impl QpInner {
             let Some(sq) = (*sq).as_mut() else {
                 return;
             };
-            comp::on_response(self, &mut st, sq, pkt);
-            comp::complete_done(self, &mut st, sq, &mut notify);
+            comp::on_response(&ctx, &mut st, &mut fx, sq, pkt);
+            comp::complete_done(&ctx, &mut st, &mut fx, sq);
             kick = true;
         } else {
             if !st.can_receive() {
@@ -299,23 +296,15 @@ impl QpInner {
             }
             let mut rq = self.rq.lock();
             let meta = RxMeta { ndev, ..*meta };
-            resp::on_request(
-                self,
-                &mut st,
-                (*rq).as_mut(),
-                pkt,
-                &meta,
-                &mut out,
-                &mut notify,
-            );
-            if st.reads_pending {
+            resp::on_request(&ctx, &mut st, &mut fx, (*rq).as_mut(), pkt, &meta);
+            if st.resp.reads_pending() {
                 drop(rq);
-                resp::send_read_responses(self, &mut st, ndev, &mut out);
-                kick = st.reads_pending;
+                resp::send_read_responses(&ctx, &mut st, &mut fx, ndev);
+                kick = st.resp.reads_pending();
             }
         }
-        let rnr_pending = st.rnr_delay_us.is_some();
-        self.after(st, ndev, &mut out, notify);
+        let rnr_pending = fx.rnr_waits();
+        self.after(st, &mut fx, ndev);
         if kick && !rnr_pending {
             self.kick();
         }
@@ -325,22 +314,20 @@ impl QpInner {
     /// up into ERR), the timer is armed again if needed, the requester runs.
     fn retransmit_timer(self: &Arc<Self>) {
         let mut st = self.state.lock();
-        st.req.timer_armed = false;
+        st.timer_armed = false;
         if st.destroyed {
             return;
         }
-        let again = comp::timeout(self, &mut st);
-        let failed = st.enter_error;
-        if let Some(j) = again {
-            if !failed {
-                st.req.timer_armed = true;
-                drop(st);
-                self.defer(Deferred::Retransmit(j.max(1) as usize));
-                self.kick();
-                return;
-            }
+        // A retry that ran out only fails its flight: the requester's run
+        // below retires it and takes the QP to ERR.
+        let again = comp::timeout(&self.ctx(), &mut st);
+        if again.is_some() {
+            st.timer_armed = true;
         }
         drop(st);
+        if let Some(j) = again {
+            self.defer(Deferred::Retransmit(j.max(1) as usize));
+        }
         self.kick();
     }
 
@@ -351,7 +338,7 @@ impl QpInner {
             if st.destroyed {
                 return;
             }
-            st.req.rnr_wait = false;
+            st.send.rnr_wait_over();
         }
         self.kick();
     }

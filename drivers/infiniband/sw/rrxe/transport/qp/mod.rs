@@ -3,8 +3,11 @@
 //! Queue pairs. A QP is one object, [`QpInner`], shared by the device's QP
 //! table, the verbs and the data path; its code is split by job:
 //!
-//! - [`state`]: the mutable state under the QP's lock, and the effects the
-//!   data path leaves for after it;
+//! - [`state`]: the mutable state under the QP's lock;
+//! - [`ctx`]: the narrow, read-only view of the QP the roles get
+//!   ([`QpCtx`]);
+//! - [`effects`]: what the roles decide under the lock, carried out after
+//!   it;
 //! - [`run_once`]: one CPU at a time runs a QP's work, others ask it to go
 //!   round again;
 //! - [`engine`]: the data path (packets in, the requester's run, the work
@@ -18,22 +21,20 @@
 
 mod attr;
 mod control;
+mod ctx;
 mod drain;
+mod effects;
 mod engine;
 mod run_once;
 mod state;
 
-pub(crate) use self::{
-    control::QpLinks,
-    state::{Notify, QpState_},
-};
+pub(crate) use self::{control::QpLinks, ctx::QpCtx, effects::Effects, state::QpState_};
 
 use self::run_once::RunOnce;
 use crate::{
     ffi::ib::{QpCap, QpHandle},
     ffi::net::SkbAccount,
     logic::qp_state::QpType,
-    mem::{mw::QpId, MemCtx},
     queues::cq::CqInner,
     queues::queue::SharedQueue,
     queues::srq::SrqInner,
@@ -46,8 +47,9 @@ use kernel::{
     workqueue::{DelayedWork, Work},
 };
 
-/// A QP's state, shared with the device's QP table (and, with the data
-/// path, with the requester, responder and completer).
+/// A QP's state, shared with the device's QP table, the verbs and the
+/// data path. The requester, completer and responder do not see it: the
+/// engine hands them a [`QpCtx`] borrowed from it and its locked state.
 #[pin_data]
 pub(crate) struct QpInner {
     /// The QP number.
@@ -76,9 +78,10 @@ pub(crate) struct QpInner {
     pub(crate) pd: usize,
     /// The device's data-path state (tables, counters, netdev).
     pub(crate) dev: Arc<Shared>,
-    // Lock order: `state`, then `sq` or `rq`, then a CQ's lock, then
-    // `deferrals`. All turn interrupts off: the data path takes them in
-    // softirq context.
+    // Lock order: `state`, then `sq` or `rq`, then a CQ's lock (or the
+    // SRQ's, or a device table's, each alone), then `deferrals`. All turn
+    // interrupts off: the data path takes them in softirq context. The
+    // roles reach the inner ones through their `QpCtx` (see `ctx.rs`).
     /// The send queue; `None` once destroyed (its memory then belongs to
     /// its mmap entry, or is freed).
     #[pin]
@@ -127,17 +130,6 @@ impl QpInner {
         self.qpn
     }
 
-    /// What memory operations run for this QP read of it (window binds
-    /// and invalidations, R_Key checks).
-    pub(crate) fn mem(&self) -> MemCtx<'_> {
-        MemCtx {
-            mrs: &self.dev.mrs,
-            mws: &self.dev.mws,
-            pd: self.pd,
-            qp: QpId::of(self.qpn, self),
-        }
-    }
-
     /// The multicast table attached the QP to one more group.
     pub(crate) fn mcast_attached(&self) {
         self.mcast_groups.fetch_add(1, Ordering::Relaxed);
@@ -154,18 +146,5 @@ impl QpInner {
     /// destroyed, IBA o10-2.2.3).
     pub(crate) fn in_mcast_group(&self) -> bool {
         self.mcast_groups.load(Ordering::Relaxed) != 0
-    }
-
-    /// Whether a process owns this QP (its rings are hostile memory).
-    pub(crate) fn is_user(&self) -> bool {
-        self.is_user
-    }
-
-    /// The most SGEs a receive WQE of this QP may have.
-    pub(crate) fn recv_max_sge(&self) -> u32 {
-        match &self.srq {
-            Some(srq) => srq.max_sge(),
-            None => self.cap.max_recv_sge,
-        }
     }
 }

@@ -2,14 +2,17 @@
 
 //! A QP's mutable state, which its lock (`QpInner::state`) guards: the
 //! control state that the verbs set, the requester's, completer's and
-//! responder's state, and the effects the data path decides under the lock
-//! but may only carry out after it (entering ERR, arming a timer, events).
-//! Kept apart from the code that takes the lock so that the roles in
-//! `transport` see one plain struct, handed to them as `&mut`.
+//! responder's state. Kept apart from the code that takes the lock so that
+//! the roles in `transport` see one plain struct, handed to them as
+//! `&mut`. What they read of the QP but never change is not kept here
+//! either: it is in the QP itself, and they see it through a
+//! [`QpCtx`](super::QpCtx). What the data path decides under the lock but
+//! may only carry out after it is not kept here: it goes into an
+//! [`Effects`](super::Effects), which lives for one pass.
 
 use crate::{
-    dev::path::Path, ffi::ib::StoredQpAttr, logic::qp_state::QpState, transport::req::ReqState,
-    transport::resp::RespState,
+    dev::path::Path, ffi::ib::StoredQpAttr, logic::qp_state::QpState, transport::resp::RespState,
+    transport::send::SendState,
 };
 
 /// The mutable part of a QP, under its lock: the control state and the
@@ -32,21 +35,13 @@ pub(crate) struct QpState_ {
     pub(crate) mtu: u32,
     /// The retransmit timeout in jiffies (`None`: wait forever).
     pub(crate) timeout_jiffies: Option<u64>,
-    /// The requester's and completer's state.
-    pub(crate) req: ReqState,
+    /// The send state the requester and the completer share.
+    pub(crate) send: SendState,
     /// The responder's state.
     pub(crate) resp: RespState,
-    /// Set by the data path under the lock, acted on after it: the QP is to
-    /// enter ERR (and be flushed).
-    pub(crate) enter_error: bool,
-    /// After the lock: the retransmit timer is to be armed (unless it is).
-    pub(crate) arm_retransmit: bool,
-    /// After the lock: an RNR NAK asks to wait this long before retrying.
-    pub(crate) rnr_delay_us: Option<u32>,
-    /// READ responses wait to be sent (now, or by the requester's run).
-    pub(crate) reads_pending: bool,
-    /// After the lock: the SQ drained in SQD, report it if asked to.
-    pub(crate) sqd_event: bool,
+    /// The retransmit timer is queued (so a pass that sends RC requests
+    /// does not queue it again).
+    pub(crate) timer_armed: bool,
 }
 
 impl QpState_ {
@@ -67,14 +62,4 @@ impl QpState_ {
             QpState::Rtr | QpState::Rts | QpState::Sqd | QpState::Sqe
         ) && !self.destroyed
     }
-}
-
-/// Completion handlers to call once the QP's lock is dropped (a kernel
-/// consumer may post from its handler).
-#[derive(Default)]
-pub(crate) struct Notify {
-    /// The send CQ's handler.
-    pub(crate) send: bool,
-    /// The receive CQ's handler.
-    pub(crate) recv: bool,
 }

@@ -35,7 +35,7 @@ pub(super) fn send_ack(
     psn: Psn,
     syndrome: Syndrome,
 ) {
-    if st.reads_pending {
+    if st.resp.reads_pending {
         // A later answer acknowledges everything before it: keep the last.
         st.resp.deferred = Some((psn, syndrome));
         return;
@@ -64,7 +64,7 @@ pub(super) fn emit_ack(
 
 /// Sends the atomic ACK of `psn` unless READ responses are pending.
 pub(super) fn send_atomic_ack(st: &QpState_, ndev: &NetDev, out: &mut Outbox, psn: Psn, orig: u64) {
-    if st.reads_pending {
+    if st.resp.reads_pending {
         // Sent in order by `send_read_responses` (the resource is pending).
         return;
     }
@@ -85,7 +85,7 @@ pub(super) fn emit_atomic_ack(st: &QpState_, ndev: &NetDev, out: &mut Outbox, ps
 /// Sends the empty READ response of `psn` unless READ responses are
 /// pending.
 pub(super) fn send_empty_read(st: &QpState_, ndev: &NetDev, out: &mut Outbox, psn: Psn) {
-    if st.reads_pending {
+    if st.resp.reads_pending {
         // Sent in order by `send_read_responses` (the resource is pending).
         return;
     }

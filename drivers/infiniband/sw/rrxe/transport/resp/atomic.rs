@@ -12,11 +12,11 @@ use crate::{
     logic::mr::REMOTE_ATOMIC,
     mem::mw::resolve_rkey,
     proto::{headers::NakCode, opcode::Opcode, packet::Packet},
-    transport::qp::{QpInner, QpState_},
+    transport::qp::{QpCtx, QpState_},
 };
 
 /// Executes an atomic; returns the value found.
-pub(super) fn atomic(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<u64, NakCode> {
+pub(super) fn atomic(ctx: &QpCtx<'_>, st: &mut QpState_, pkt: &Packet<'_>) -> Result<u64, NakCode> {
     let a = pkt.headers.atomic_eth.ok_or(NakCode::InvalidRequest)?;
     if st.attr.get().qp_access_flags as u32 & REMOTE_ATOMIC == 0 {
         return Err(NakCode::RemoteAccessError);
@@ -24,7 +24,7 @@ pub(super) fn atomic(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Resul
     if a.va % 8 != 0 {
         return Err(NakCode::InvalidRequest);
     }
-    let (mr, at) = resolve_rkey(qp.mem(), a.rkey, a.va, 8, REMOTE_ATOMIC)
+    let (mr, at) = resolve_rkey(ctx.mem, a.rkey, a.va, 8, REMOTE_ATOMIC)
         .map_err(|_| NakCode::RemoteAccessError)?;
     let op = if pkt.opcode() == Opcode::RcCompareSwap {
         AtomicOp::CmpSwap {
@@ -42,7 +42,7 @@ pub(super) fn atomic(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Resul
         Resource::Atomic {
             psn: pkt.headers.bth.psn,
             orig,
-            pending: st.reads_pending,
+            pending: st.resp.reads_pending,
         },
         depth,
     );

@@ -44,7 +44,7 @@ pub(super) fn duplicate(st: &mut QpState_, pkt: &Packet<'_>, ndev: &NetDev, out:
                 if orig.holds(psn) {
                     if let Some(cur) = orig.replay(psn, reth, mtu) {
                         *r = Resource::Read { cur, orig, next: 0 };
-                        st.reads_pending = true;
+                        st.resp.reads_pending = true;
                     }
                     break;
                 }

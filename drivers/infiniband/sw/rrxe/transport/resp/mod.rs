@@ -37,8 +37,7 @@ use crate::{
     logic::{qp_state::QpType, resp::ReadReq},
     proto::{headers::Syndrome, packet::Packet, psn::Psn},
     queues::queue::SharedQueue,
-    transport::qp::{Notify, QpInner, QpState_},
-    transport::xmit::Outbox,
+    transport::qp::{Effects, QpCtx, QpState_},
 };
 use kernel::prelude::*;
 
@@ -160,6 +159,12 @@ pub(crate) struct RespState {
     /// An ACK or NAK held back until the READ responses and atomic ACKs
     /// before it are out: responses go to the requester in PSN order.
     deferred: Option<(Psn, Syndrome)>,
+    /// READ responses (and the answers queued behind them) wait to be
+    /// sent. State, not an effect: a pass sends only what its outbox has
+    /// room for, so they may wait across many lock releases, for the
+    /// requester's run to send the rest; and while they wait, the
+    /// responder holds its other answers back behind them.
+    reads_pending: bool,
 }
 
 impl RespState {
@@ -181,10 +186,20 @@ impl RespState {
             )?,
             res_next: 0,
             deferred: None,
+            reads_pending: false,
         })
     }
 
-    /// Back to the state of a fresh QP.
+    /// Whether READ responses (or answers behind them) still wait to be
+    /// sent: the engine then has [`send_read_responses`] run again.
+    pub(crate) fn reads_pending(&self) -> bool {
+        self.reads_pending
+    }
+
+    /// Back to the state of a fresh QP: no message, resource or answer in
+    /// progress. `psn` is set with the attributes; `reads_pending` is left
+    /// for the next [`send_read_responses`] to clear, which finds nothing
+    /// owed any more.
     pub(crate) fn reset(&mut self) {
         self.msn = 0;
         self.nak_sent = false;
@@ -215,19 +230,19 @@ impl RespState {
 }
 
 /// Handles a request packet (the caller checked the QP type, state and
-/// peer).
+/// peer). The answers, the receive CQ's handler and a fatal error are
+/// left in `fx`, for after the lock.
 pub(crate) fn on_request(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     pkt: &Packet<'_>,
     meta: &RxMeta<'_>,
-    out: &mut Outbox,
-    notify: &mut Notify,
 ) {
-    match qp.ty {
-        QpType::Rc => rc::on_rc(qp, st, rq, pkt, meta.ndev, out, notify),
-        QpType::Uc => uc::on_uc(qp, st, rq, pkt, notify),
-        _ => ud::on_ud(qp, st, rq, pkt, meta, notify),
+    match ctx.ty {
+        QpType::Rc => rc::on_rc(ctx, st, fx, rq, pkt, meta.ndev),
+        QpType::Uc => uc::on_uc(ctx, st, fx, rq, pkt),
+        _ => ud::on_ud(ctx, st, fx, rq, pkt, meta),
     }
 }

@@ -24,7 +24,7 @@ use crate::{
     mem::mw::resolve_rkey,
     proto::{headers::NakCode, opcode::OpcodeInfo, packet::Packet},
     queues::queue::SharedQueue,
-    transport::qp::{Notify, QpInner, QpState_},
+    transport::qp::{Effects, QpCtx, QpState_},
 };
 
 /// The opcode must continue the message in progress (or start one).
@@ -71,31 +71,31 @@ pub(super) enum Placement {
 /// Places a SEND or WRITE packet; completes the receive at the end of a
 /// SEND or WRITE with immediate.
 pub(super) fn place(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
+    fx: &mut Effects,
     mut rq: Option<&mut SharedQueue>,
     pkt: &Packet<'_>,
-    notify: &mut Notify,
 ) -> Result<(), Placement> {
     let info = pkt.info();
     let needs_recv = info.is_send() || (info.is_last() && pkt.headers.immdt.is_some());
-    if needs_recv && !st.resp.have_recv && !take_recv(qp, st, rq.as_deref_mut()) {
+    if needs_recv && !st.resp.have_recv && !take_recv(ctx, st, rq.as_deref_mut()) {
         return Err(Placement::Rnr);
     }
     if info.is_write() {
-        write_payload(qp, st, pkt)?;
+        write_payload(ctx, st, pkt)?;
     } else {
         st.resp.cur = InProgress::Send;
         let offset = st.resp.recv_offset;
-        recv_scatter(qp, st, offset, pkt.payload).map_err(|e| {
+        recv_scatter(ctx, st, offset, pkt.payload).map_err(|e| {
             if e == MemError::Length {
                 let srq = st.resp.recv_from_srq;
-                match on_length_error(qp.ty, srq) {
+                match on_length_error(ctx.ty, srq) {
                     LengthError::Fatal => {}
                     LengthError::CompleteInError => {
                         // UC on an SRQ (class E): the receive it took
                         // completes in error, the QP goes on.
-                        fail_recv(qp, st, rq.as_deref_mut(), pkt.headers.bth.solicited, notify);
+                        fail_recv(ctx, st, fx, rq.as_deref_mut(), pkt.headers.bth.solicited);
                         return Placement::Dropped;
                     }
                     LengthError::Drop => {
@@ -109,7 +109,7 @@ pub(super) fn place(
             }
             // The receive completes in error and the QP fails.
             let status = WcStatus::from(WcError::from(e));
-            finish_recv(qp, st, rq.as_deref_mut(), pkt, status, notify);
+            finish_recv(ctx, st, fx, rq.as_deref_mut(), pkt, status);
             Placement::Nak(NakCode::InvalidRequest)
         })?;
         st.resp.recv_offset = offset.saturating_add(pkt.payload.len() as u32);
@@ -117,7 +117,7 @@ pub(super) fn place(
     if info.is_last() {
         st.resp.msn = st.resp.msn.wrapping_add(1);
         if needs_recv {
-            finish_recv(qp, st, rq, pkt, WcStatus::Success, notify);
+            finish_recv(ctx, st, fx, rq, pkt, WcStatus::Success);
         }
         st.resp.cur = InProgress::None;
     }
@@ -126,7 +126,7 @@ pub(super) fn place(
 
 /// The RDMA WRITE part of a packet: the RETH (first packet) is checked
 /// against the MR table, every packet against what is left of it.
-fn write_payload(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<(), Placement> {
+fn write_payload(ctx: &QpCtx<'_>, st: &mut QpState_, pkt: &Packet<'_>) -> Result<(), Placement> {
     let len = pkt.payload.len() as u32;
     let (rkey, va, resid, total) = match (st.resp.cur, pkt.headers.reth) {
         (
@@ -147,7 +147,7 @@ fn write_payload(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<()
             // places nothing.
             if reth.len > 0 {
                 resolve_rkey(
-                    qp.mem(),
+                    ctx.mem,
                     reth.rkey,
                     reth.va,
                     u64::from(reth.len),
@@ -163,7 +163,7 @@ fn write_payload(qp: &QpInner, st: &mut QpState_, pkt: &Packet<'_>) -> Result<()
         return Err(Placement::Nak(NakCode::InvalidRequest));
     }
     if len > 0 || resid > 0 {
-        let (mr, at) = resolve_rkey(qp.mem(), rkey, va, u64::from(len), REMOTE_WRITE)
+        let (mr, at) = resolve_rkey(ctx.mem, rkey, va, u64::from(len), REMOTE_WRITE)
             .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;
         mr.write_at(at, pkt.payload)
             .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;

@@ -28,8 +28,7 @@ use crate::{
         packet::Packet,
     },
     queues::queue::SharedQueue,
-    transport::qp::{Notify, QpInner, QpState_},
-    transport::xmit::Outbox,
+    transport::qp::{Effects, QpCtx, QpState_},
 };
 
 /// How a request ends for the requester.
@@ -50,24 +49,23 @@ enum Answer {
 
 /// Handles an RC request: in order, a duplicate, or past a gap.
 pub(super) fn on_rc(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     pkt: &Packet<'_>,
     ndev: &NetDev,
-    out: &mut Outbox,
-    notify: &mut Notify,
 ) {
     let psn = pkt.headers.bth.psn;
     let expected = st.resp.psn;
     if psn.is_after(expected) {
-        qp.dev.counters.add(Counter::OutOfSeqRequest, 1);
+        ctx.counters.add(Counter::OutOfSeqRequest, 1);
         if !st.resp.nak_sent {
             st.resp.nak_sent = true;
             send_ack(
                 st,
                 ndev,
-                out,
+                &mut fx.out,
                 expected,
                 Syndrome::Nak(NakCode::PsnSequenceError),
             );
@@ -75,11 +73,12 @@ pub(super) fn on_rc(
         return;
     }
     if psn.is_before(expected) {
-        qp.dev.counters.add(Counter::DuplicateRequest, 1);
-        duplicate(st, pkt, ndev, out);
+        ctx.counters.add(Counter::DuplicateRequest, 1);
+        duplicate(st, pkt, ndev, &mut fx.out);
         return;
     }
-    let answer = execute(qp, st, rq, pkt, notify);
+    let answer = execute(ctx, st, fx, rq, pkt);
+    let out = &mut fx.out;
     match answer {
         Answer::None => {}
         Answer::Ack => send_ack(st, ndev, out, psn, Syndrome::ACK_UNLIMITED),
@@ -87,11 +86,11 @@ pub(super) fn on_rc(
             send_ack(st, ndev, out, psn, Syndrome::Nak(code));
             // Class C/D errors: the responder's QP goes to the error state.
             if code != NakCode::PsnSequenceError {
-                st.enter_error = true;
+                fx.enter_error();
             }
         }
         Answer::Rnr => {
-            qp.dev.counters.add(Counter::SendRnrErr, 1);
+            ctx.counters.add(Counter::SendRnrErr, 1);
             let timer = st.attr.get().min_rnr_timer;
             send_ack(st, ndev, out, psn, Syndrome::RnrNak { timer });
         }
@@ -102,11 +101,11 @@ pub(super) fn on_rc(
 
 /// Takes a request in order: checks it, executes it, advances the PSN.
 fn execute(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     pkt: &Packet<'_>,
-    notify: &mut Notify,
 ) -> Answer {
     let info = pkt.info();
     let psn = pkt.headers.bth.psn;
@@ -129,19 +128,19 @@ fn execute(
     }
     let ack_req = pkt.headers.bth.ack_req;
     if info.is_read() {
-        return match start_read(qp, st, pkt) {
+        return match start_read(ctx, st, pkt) {
             Ok(npkts) => {
                 st.resp.psn = psn.add(npkts);
                 st.resp.msn = st.resp.msn.wrapping_add(1);
                 st.resp.nak_sent = false;
-                st.reads_pending = true;
+                st.resp.reads_pending = true;
                 Answer::None
             }
             Err(code) => Answer::Nak(code),
         };
     }
     if info.is_atomic() {
-        return match atomic(qp, st, pkt) {
+        return match atomic(ctx, st, pkt) {
             Ok(orig) => {
                 st.resp.psn = psn.next();
                 st.resp.msn = st.resp.msn.wrapping_add(1);
@@ -152,13 +151,13 @@ fn execute(
         };
     }
     if info.is_flush() || info.is_atomic_write() {
-        return match crate::transport::flush::execute(qp, st, pkt) {
+        return match crate::transport::flush::execute(ctx, st, pkt) {
             Ok(()) => {
                 st.resp.psn = psn.next();
                 st.resp.msn = st.resp.msn.wrapping_add(1);
                 st.resp.nak_sent = false;
                 let depth = usize::from(st.attr.get().max_dest_rd_atomic);
-                let pending = st.reads_pending;
+                let pending = st.resp.reads_pending;
                 st.resp.add_resource(Resource::Done { psn, pending }, depth);
                 Answer::EmptyRead
             }
@@ -168,7 +167,7 @@ fn execute(
     if !info.is_send() && !info.is_write() {
         return Answer::Nak(NakCode::InvalidRequest);
     }
-    match place(qp, st, rq, pkt, notify) {
+    match place(ctx, st, fx, rq, pkt) {
         Ok(()) => {
             st.resp.psn = psn.next();
             st.resp.nak_sent = false;

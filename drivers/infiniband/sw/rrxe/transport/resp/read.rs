@@ -28,13 +28,13 @@ use crate::{
         opcode::ExtHeader,
         packet::{Headers, Packet},
     },
-    transport::qp::{QpInner, QpState_},
+    transport::qp::{Effects, QpCtx, QpState_},
     transport::xmit::{self, Outbox},
 };
 
 /// Checks a READ request and records it; returns its response count.
 pub(super) fn start_read(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
     pkt: &Packet<'_>,
 ) -> Result<u32, NakCode> {
@@ -44,7 +44,7 @@ pub(super) fn start_read(
     }
     if reth.len > 0 {
         resolve_rkey(
-            qp.mem(),
+            ctx.mem,
             reth.rkey,
             reth.va,
             u64::from(reth.len),
@@ -66,14 +66,15 @@ pub(super) fn start_read(
 }
 
 /// Sends pending READ responses, oldest resource first, while the outbox
-/// has room. Returns whether some are still pending.
+/// (`fx.out`) has room. Returns whether some are still pending.
 pub(crate) fn send_read_responses(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
+    fx: &mut Effects,
     ndev: &NetDev,
-    out: &mut Outbox,
 ) -> bool {
-    if !st.reads_pending {
+    let out = &mut fx.out;
+    if !st.resp.reads_pending {
         return false;
     }
     let Some(path) = st.path else {
@@ -98,7 +99,7 @@ pub(crate) fn send_read_responses(
                 }
             }
             None if matches!(slot, Resource::Read { .. }) => {
-                if send_read(qp, st, ndev, out, &path, i) {
+                if send_read(ctx, st, ndev, out, &path, i) {
                     return true;
                 }
             }
@@ -112,14 +113,14 @@ pub(crate) fn send_read_responses(
         st.resp.deferred = None;
         emit_ack(st, ndev, out, psn, syndrome);
     }
-    st.reads_pending = false;
+    st.resp.reads_pending = false;
     false
 }
 
 /// Sends what the outbox has room for of the READ in resource slot `i`.
 /// Returns whether the outbox ran out (some responses are still pending).
 fn send_read(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
     ndev: &NetDev,
     out: &mut Outbox,
@@ -159,7 +160,7 @@ fn send_read(
                 return Ok(());
             }
             let at_va = va.wrapping_add(u64::from(offset));
-            let (mr, at) = resolve_rkey(qp.mem(), rkey, at_va, dst.len() as u64, REMOTE_READ)
+            let (mr, at) = resolve_rkey(ctx.mem, rkey, at_va, dst.len() as u64, REMOTE_READ)
                 .map_err(|_| ())?;
             mr.read_at(at, dst).map_err(|_| ())
         });

@@ -21,15 +21,15 @@ use crate::{
     proto::packet::Packet,
     queues::cq::Completion,
     queues::queue::SharedQueue,
-    transport::qp::{Notify, QpInner, QpState_},
+    transport::qp::{Effects, QpCtx, QpState_},
 };
 
 /// Takes a receive WQE for the message starting now: the oldest of the
 /// RQ (left there until the message completes) or one popped from the
 /// SRQ. `false` if there is none.
-pub(super) fn take_recv(qp: &QpInner, st: &mut QpState_, rq: Option<&mut SharedQueue>) -> bool {
+pub(super) fn take_recv(ctx: &QpCtx<'_>, st: &mut QpState_, rq: Option<&mut SharedQueue>) -> bool {
     st.resp.recv_offset = 0;
-    if let Some(srq) = &qp.srq {
+    if let Some(srq) = ctx.srq {
         let got = srq.take(&mut st.resp.recv);
         st.resp.have_recv = got;
         st.resp.recv_from_srq = true;
@@ -46,24 +46,24 @@ pub(super) fn take_recv(qp: &QpInner, st: &mut QpState_, rq: Option<&mut SharedQ
 
 /// Copies `data` to byte `offset` of the receive WQE's buffers.
 pub(super) fn recv_scatter(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &QpState_,
     offset: u32,
     data: &[u8],
 ) -> Result<(), MemError> {
-    let max_sge = qp.recv_max_sge();
+    let max_sge = ctx.recv_max_sge();
     let w = wqe::decode_recv(&st.resp.recv, max_sge).map_err(|_| MemError::Protection)?;
-    copy::scatter(&qp.dev.mrs, qp.pd, &w.sges, offset, data)
+    copy::scatter(ctx.mem.mrs, ctx.mem.pd, &w.sges, offset, data)
 }
 
 /// Completes the receive WQE in use with `status` and releases it.
 pub(super) fn finish_recv(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     pkt: &Packet<'_>,
     status: WcStatus,
-    notify: &mut Notify,
 ) {
     if !st.resp.have_recv {
         return;
@@ -74,7 +74,7 @@ pub(super) fn finish_recv(
         InProgress::Write { len, .. } => len,
         _ => st.resp.recv_offset,
     };
-    let mut c = recv_completion(qp, st, status, byte_len, st.attr.get().dest_qp_num);
+    let mut c = recv_completion(ctx, st, status, byte_len, st.attr.get().dest_qp_num);
     if let Some(imm) = pkt.headers.immdt {
         c.ex = imm.stored();
         c.wc_flags |= WcFlags::WITH_IMM;
@@ -88,16 +88,16 @@ pub(super) fn finish_recv(
             // As rxe, a window that cannot be invalidated fails the
             // receive (and the QP).
             if c.status == WcStatus::Success
-                && crate::mem::mw::invalidate(qp.mem(), ieth.rkey, true).is_err()
+                && crate::mem::mw::invalidate(ctx.mem, ieth.rkey, true).is_err()
             {
                 c.status = WcStatus::RemInvReqErr;
             }
         } else if c.status == WcStatus::Success
-            && qp
-                .dev
+            && ctx
+                .mem
                 .mrs
                 .get(ieth.rkey)
-                .is_none_or(|mr| mr.invalidate_in_pd(qp.pd, ieth.rkey).is_err())
+                .is_none_or(|mr| mr.invalidate_in_pd(ctx.mem.pd, ieth.rkey).is_err())
         {
             // An unknown key, a key that is not the MR's current one, an MR
             // of another PD, not fast-registered or with windows bound: as
@@ -106,17 +106,18 @@ pub(super) fn finish_recv(
         }
     }
     if c.status == WcStatus::Success {
-        // A connected QP only takes packets from its peer's address
-        // (`QpInner::receive`): the path's family is the packet's.
+        // A connected QP only takes packets from its peer's address (the
+        // engine checks it before the responder runs): the path's family
+        // is the packet's.
         c.set_network_header(st.path.is_none_or(|p| p.dst.is_v4()));
     }
-    post_recv_completion(qp, st, rq, &c, pkt.headers.bth.solicited, notify);
+    post_recv_completion(ctx, st, fx, rq, &c, pkt.headers.bth.solicited);
 }
 
 /// The completion of the receive WQE in use as every QP type fills it
 /// (`wc_flags` and what goes with them aside).
 pub(super) fn recv_completion(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &QpState_,
     status: WcStatus,
     byte_len: u32,
@@ -132,7 +133,7 @@ pub(super) fn recv_completion(
         status,
         opcode: WcOpcode::Recv,
         byte_len,
-        qp_num: qp.qpn,
+        qp_num: ctx.qpn,
         src_qp,
         port_num: crate::dev::params::PORT as u8,
         ..Default::default()
@@ -140,47 +141,49 @@ pub(super) fn recv_completion(
 }
 
 /// Posts a receive completion and releases the receive WQE. A failed
-/// receive takes the QP to the error state.
+/// receive takes the QP to the error state (after the lock, through
+/// `fx`).
 pub(super) fn post_recv_completion(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     c: &Completion,
     solicited: bool,
-    notify: &mut Notify,
 ) {
     if c.status != WcStatus::Success {
-        st.enter_error = true;
+        fx.enter_error();
     }
-    release_recv(qp, st, rq, c, solicited, notify);
+    release_recv(ctx, st, fx, rq, c, solicited);
 }
 
 /// Completes the receive WQE in use with [`WcStatus::RemInvReqErr`] for a
 /// message that did not fit it (UC or UD on an SRQ, class E): the QP
 /// stays as it is, as in rxe.
 pub(super) fn fail_recv(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     solicited: bool,
-    notify: &mut Notify,
 ) {
     if !st.resp.have_recv {
         return;
     }
     // As rxe, an error completion reports no length or source.
-    let c = recv_completion(qp, st, WcStatus::RemInvReqErr, 0, 0);
-    release_recv(qp, st, rq, &c, solicited, notify);
+    let c = recv_completion(ctx, st, WcStatus::RemInvReqErr, 0, 0);
+    release_recv(ctx, st, fx, rq, &c, solicited);
 }
 
-/// Posts a receive completion and releases the receive WQE.
+/// Posts a receive completion and releases the receive WQE; the CQ's
+/// handler, if due, is called after the lock (`fx`).
 fn release_recv(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     c: &Completion,
     solicited: bool,
-    notify: &mut Notify,
 ) {
     if !st.resp.recv_from_srq {
         if let Some(rq) = rq {
@@ -190,10 +193,11 @@ fn release_recv(
     st.resp.have_recv = false;
     st.resp.recv_offset = 0;
     if c.status == WcStatus::Success {
-        qp.dev.counters.add(Counter::RdmaRecvs, 1);
+        ctx.counters.add(Counter::RdmaRecvs, 1);
     }
-    notify.recv |= qp
-        .recv_cq
-        .post_solicited_quiet(c, qp.handle, solicited)
-        .unwrap_or(false);
+    fx.recv_completed(
+        ctx.recv_cq
+            .post_solicited_quiet(c, ctx.handle, solicited)
+            .unwrap_or(false),
+    );
 }

@@ -15,16 +15,16 @@ use crate::{
     logic::resp::dma_len_ok,
     proto::packet::Packet,
     queues::queue::SharedQueue,
-    transport::qp::{Notify, QpInner, QpState_},
+    transport::qp::{Effects, QpCtx, QpState_},
 };
 
 /// Handles a UC request packet.
 pub(super) fn on_uc(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     pkt: &Packet<'_>,
-    notify: &mut Notify,
 ) {
     let psn = pkt.headers.bth.psn;
     let info = pkt.info();
@@ -54,7 +54,7 @@ pub(super) fn on_uc(
         };
         return;
     }
-    if place(qp, st, rq, pkt, notify).is_err() {
+    if place(ctx, st, fx, rq, pkt).is_err() {
         st.resp.cur = if info.is_last() {
             InProgress::None
         } else {

@@ -19,7 +19,7 @@ use crate::{
     },
     proto::packet::Packet,
     queues::queue::SharedQueue,
-    transport::qp::{Notify, QpInner, QpState_},
+    transport::qp::{Effects, QpCtx, QpState_},
 };
 
 /// The 40 bytes that precede a UD receive's payload: the IPv6 header, or
@@ -38,15 +38,15 @@ fn grh_bytes(ip_header: &[u8]) -> [u8; 40] {
 
 /// Handles a UD or GSI datagram.
 pub(super) fn on_ud(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
+    fx: &mut Effects,
     rq: Option<&mut SharedQueue>,
     pkt: &Packet<'_>,
     meta: &RxMeta<'_>,
-    notify: &mut Notify,
 ) {
     let Some(deth) = pkt.headers.deth else { return };
-    let qkey = if qp.ty == QpType::Gsi {
+    let qkey = if ctx.ty == QpType::Gsi {
         crate::proto::headers::GSI_QKEY
     } else {
         st.attr.get().qkey
@@ -55,17 +55,17 @@ pub(super) fn on_ud(
         return;
     }
     let mut rq = rq;
-    if !take_recv(qp, st, rq.as_deref_mut()) {
+    if !take_recv(ctx, st, rq.as_deref_mut()) {
         return;
     }
     // The GRH and the payload must fit the receive before a byte is placed
     // (C9-92): a datagram that does not is dropped, and the QP goes on.
     // A receive whose WQE does not decode is placed as usual, and fails.
-    let room = wqe::decode_recv(&st.resp.recv, qp.recv_max_sge()).map(|w| w.length);
+    let room = wqe::decode_recv(&st.resp.recv, ctx.recv_max_sge()).map(|w| w.length);
     if room.is_ok_and(|len| !ud_fits(pkt.payload.len(), len)) {
-        match on_length_error(qp.ty, st.resp.recv_from_srq) {
+        match on_length_error(ctx.ty, st.resp.recv_from_srq) {
             LengthError::CompleteInError => {
-                fail_recv(qp, st, rq, pkt.headers.bth.solicited, notify);
+                fail_recv(ctx, st, fx, rq, pkt.headers.bth.solicited);
             }
             // Left in the RQ for the next datagram.
             LengthError::Drop | LengthError::Fatal => st.resp.have_recv = false,
@@ -73,11 +73,11 @@ pub(super) fn on_ud(
         return;
     }
     let grh = grh_bytes(meta.ip_header);
-    let placed = recv_scatter(qp, st, 0, &grh)
-        .and_then(|()| recv_scatter(qp, st, grh.len() as u32, pkt.payload));
+    let placed = recv_scatter(ctx, st, 0, &grh)
+        .and_then(|()| recv_scatter(ctx, st, grh.len() as u32, pkt.payload));
     let status = WcStatus::from(placed.map_err(WcError::from));
     st.resp.recv_offset = (grh.len() + pkt.payload.len()) as u32;
-    let mut c = recv_completion(qp, st, status, st.resp.recv_offset, deth.src_qpn);
+    let mut c = recv_completion(ctx, st, status, st.resp.recv_offset, deth.src_qpn);
     if let Some(imm) = pkt.headers.immdt {
         c.ex = imm.stored();
         c.wc_flags |= WcFlags::WITH_IMM;
@@ -85,5 +85,5 @@ pub(super) fn on_ud(
     if status == WcStatus::Success {
         c.set_network_header(meta.src.is_v4());
     }
-    post_recv_completion(qp, st, rq, &c, pkt.headers.bth.solicited, notify);
+    post_recv_completion(ctx, st, fx, rq, &c, pkt.headers.bth.solicited);
 }

@@ -8,10 +8,10 @@
 //! before `p`: SENDs and WRITEs before it are done; a READ or atomic
 //! before it whose response never came must be asked again.
 
+use super::flights::{Flight, FlightOp};
 use crate::{
     dev::counters::Counter,
     logic::{
-        flow::backed_off,
         qp_state::QpState,
         qp_state::QpType,
         segment::{packet_count, packet_span},
@@ -27,25 +27,27 @@ use crate::{
     },
     queues::cq::Completion,
     queues::queue::SharedQueue,
-    transport::qp::{Notify, QpInner, QpState_},
-    transport::req::FlightOp,
+    transport::qp::{Effects, QpCtx, QpState_},
 };
 
-/// Retry counts of 7 mean "retry forever" (IBA).
-const RETRY_FOREVER: u8 = 7;
-
 /// Handles a response packet for this RC QP (the caller checked the QP
-/// type, the state and the peer).
-pub(crate) fn on_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
+/// type, the state and the peer). An RNR NAK leaves its wait in `fx`.
+pub(crate) fn on_response(
+    ctx: &QpCtx<'_>,
+    st: &mut QpState_,
+    fx: &mut Effects,
+    sq: &SharedQueue,
+    pkt: &Packet<'_>,
+) {
     let psn = pkt.headers.bth.psn;
     // Ignore responses to PSNs never sent or long acknowledged.
-    let oldest = st.req.oldest_unacked();
-    if !psn.in_window(oldest.sub(1), oldest.distance(st.req.psn) + 1) {
+    let oldest = st.send.oldest_unacked();
+    if !psn.in_window(oldest.sub(1), oldest.distance(st.send.psn()) + 1) {
         return;
     }
     match pkt.info().class() {
-        OpClass::ReadResponse => on_read_response(qp, st, sq, pkt),
-        OpClass::AtomicAck => on_atomic_ack(qp, st, sq, pkt),
+        OpClass::ReadResponse => on_read_response(ctx, st, fx, sq, pkt),
+        OpClass::AtomicAck => on_atomic_ack(ctx, st, sq, pkt),
         _ => {
             let Some(aeth) = pkt.headers.aeth else {
                 return;
@@ -57,7 +59,7 @@ pub(crate) fn on_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt
             if nak && psn == oldest.sub(1) {
                 return;
             }
-            on_ack(qp, st, psn, aeth.syndrome);
+            on_ack(ctx, st, fx, psn, aeth.syndrome);
         }
     }
 }
@@ -68,90 +70,60 @@ pub(crate) fn on_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt
 /// response, once until something moves, so that a burst of later
 /// responses (reordered, or replies to the retry itself) does not start a
 /// retry each.
-fn acked_before(qp: &QpInner, st: &mut QpState_, psn: Psn) -> bool {
-    let mut progress = false;
+fn acked_before(ctx: &QpCtx<'_>, st: &mut QpState_, psn: Psn) -> bool {
     // The caller checked `psn` is no later than the next PSN to send.
-    let mut upto = psn;
-    let mut complete = true;
-    for i in 0..st.req.flights.len() {
-        let Some(f) = st.req.flights.get_mut(i) else {
-            break;
-        };
-        if f.is_done() || f.op == FlightOp::Local {
-            continue;
-        }
-        if !f.last_psn().is_before(psn) {
-            break;
-        }
-        if f.op == FlightOp::SendWrite {
-            f.finish(WcStatus::Success);
-            progress = true;
-        } else {
-            upto = f.first_psn.add(f.read_next);
-            complete = false;
-            break;
-        }
+    let acked = st.send.acknowledge(psn);
+    note_progress(st, acked.progress);
+    let Some(upto) = acked.gap else {
+        return true;
+    };
+    if !st.send.retry_started() {
+        retry(ctx, st, upto);
     }
-    if st.req.acked.is_before(upto) {
-        st.req.acked = upto;
-        progress = true;
-    }
-    note_progress(st, progress);
-    if !complete && !st.req.retry_started {
-        retry(qp, st, upto);
-    }
-    complete
+    false
 }
 
-/// Forward progress resets the retry budgets (the RNR one too, as rxe
-/// does: `rnr_retry` bounds the RNR NAKs in a row, not in the QP's life)
-/// and the timeout clock.
+/// Forward progress resets the retry budgets to the QP's attributes and
+/// restarts the timeout clock ([`super::SendState::progressed`]).
 fn note_progress(st: &mut QpState_, progress: bool) {
     if progress {
-        st.req.window.acked();
-        st.req.timeouts = 0;
-        st.req.retry_started = false;
-        st.req.retry_left = st.attr.get().retry_cnt;
-        st.req.rnr_left = st.attr.get().rnr_retry;
-        st.req.progress = crate::ffi::rt::jiffies();
+        let a = st.attr.get();
+        let (retry_cnt, rnr_retry) = (a.retry_cnt, a.rnr_retry);
+        let now = crate::ffi::rt::jiffies();
+        st.send.progressed(retry_cnt, rnr_retry, now);
     }
 }
 
-fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
+fn on_ack(ctx: &QpCtx<'_>, st: &mut QpState_, fx: &mut Effects, psn: Psn, syndrome: Syndrome) {
     match syndrome {
         Syndrome::Ack { .. } => {
-            acked_before(qp, st, psn.next());
+            acked_before(ctx, st, psn.next());
         }
         Syndrome::RnrNak { timer } => {
-            if !acked_before(qp, st, psn) {
+            if !acked_before(ctx, st, psn) {
                 return;
             }
-            qp.dev.counters.add(Counter::RcvdRnrErr, 1);
-            if st.req.rnr_left == 0 {
-                qp.dev.counters.add(Counter::RetryRnrExceededErr, 1);
+            ctx.counters.add(Counter::RcvdRnrErr, 1);
+            if !st.send.rnr_nak(psn) {
+                ctx.counters.add(Counter::RetryRnrExceededErr, 1);
                 fail_at(st, psn, WcError::RnrRetryExc);
                 return;
             }
-            if st.req.rnr_left != RETRY_FOREVER {
-                st.req.rnr_left -= 1;
-            }
-            st.req.rewind(psn);
-            st.req.rnr_wait = true;
-            st.rnr_delay_us = Some(crate::proto::headers::rnr_timeout_usecs(timer));
+            fx.rnr_wait(crate::proto::headers::rnr_timeout_usecs(timer));
         }
         Syndrome::Nak(NakCode::PsnSequenceError) => {
-            if !acked_before(qp, st, psn) {
+            if !acked_before(ctx, st, psn) {
                 return;
             }
-            qp.dev.counters.add(Counter::RcvdSeqErr, 1);
+            ctx.counters.add(Counter::RcvdSeqErr, 1);
             // Progress above cleared `retry_started`; without it this NAK
             // names the gap the running retry already fills.
-            if !st.req.retry_started {
-                retry(qp, st, psn);
+            if !st.send.retry_started() {
+                retry(ctx, st, psn);
             }
         }
         Syndrome::Nak(code) => {
-            if !acked_before(qp, st, psn) {
+            if !acked_before(ctx, st, psn) {
                 return;
             }
             let e = match code {
@@ -168,43 +140,33 @@ fn on_ack(qp: &QpInner, st: &mut QpState_, psn: Psn, syndrome: Syndrome) {
 
 /// Retransmits from `psn` if the retry budget allows, else fails the
 /// flight with `RETRY_EXC_ERR`.
-pub(crate) fn retry(qp: &QpInner, st: &mut QpState_, psn: Psn) {
-    if st.req.retry_left == 0 {
-        qp.dev.counters.add(Counter::RetryExceededErr, 1);
+fn retry(ctx: &QpCtx<'_>, st: &mut QpState_, psn: Psn) {
+    if !st.send.retry(psn, crate::ffi::rt::jiffies()) {
+        ctx.counters.add(Counter::RetryExceededErr, 1);
         fail_at(st, psn, WcError::RetryExc);
         return;
     }
-    if st.req.retry_left != RETRY_FOREVER {
-        st.req.retry_left -= 1;
-    }
-    qp.dev.counters.add(Counter::CompleterRetryErr, 1);
-    st.req.progress = crate::ffi::rt::jiffies();
-    st.req.retry_started = true;
-    st.req.rewind(psn);
+    ctx.counters.add(Counter::CompleterRetryErr, 1);
 }
 
 /// Fails the flight holding `psn` (or the oldest outstanding one).
 fn fail_at(st: &mut QpState_, psn: Psn, e: WcError) {
-    let i = st.req.flights.find(psn).unwrap_or(0);
-    crate::transport::req::fail_flight(st, i, e);
+    let i = st.send.flights().find(psn).unwrap_or(0);
+    st.send.fail_flight(i, e);
 }
 
-/// The index of the oldest flight still waiting for the peer.
-fn oldest_pending(st: &QpState_) -> Option<usize> {
-    (0..st.req.flights.len()).find(|&i| {
-        st.req
-            .flights
-            .get(i)
-            .is_some_and(|f| !f.is_done() && f.op != FlightOp::Local)
-    })
-}
-
-fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
+fn on_read_response(
+    ctx: &QpCtx<'_>,
+    st: &mut QpState_,
+    fx: &mut Effects,
+    sq: &SharedQueue,
+    pkt: &Packet<'_>,
+) {
     let psn = pkt.headers.bth.psn;
-    let Some(i) = st.req.flights.find(psn) else {
+    let Some(i) = st.send.flights().find(psn) else {
         return;
     };
-    let Some(f) = st.req.flights.get(i).copied() else {
+    let Some(f) = st.send.flights().get(i).copied() else {
         return;
     };
     if f.is_done() {
@@ -215,12 +177,12 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
         // (C rxe): it acknowledges them.
         if is_empty_read_ack(&f, pkt) {
             if let Some(aeth) = pkt.headers.aeth {
-                on_ack(qp, st, psn, aeth.syndrome);
+                on_ack(ctx, st, fx, psn, aeth.syndrome);
             }
         }
         return;
     }
-    if !acked_before(qp, st, f.first_psn) {
+    if !acked_before(ctx, st, f.first_psn) {
         return;
     }
     // Only the next packet in order is taken. A gap (a response lost or
@@ -228,9 +190,9 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
     // once until the READ moves on; a duplicate is dropped.
     let index = f.first_psn.distance(psn);
     if index != f.read_next {
-        if index > f.read_next && !st.req.retry_started {
-            qp.dev.counters.add(Counter::RcvdSeqErr, 1);
-            retry(qp, st, f.first_psn.add(f.read_next));
+        if index > f.read_next && !st.send.retry_started() {
+            ctx.counters.add(Counter::RcvdSeqErr, 1);
+            retry(ctx, st, f.first_psn.add(f.read_next));
         }
         return;
     }
@@ -248,17 +210,11 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
         fail_at(st, psn, WcError::BadResp);
         return;
     }
-    if !place_in_wqe(qp, st, sq, i, psn, offset, pkt.payload) {
+    if !place_in_wqe(ctx, st, sq, i, psn, offset, pkt.payload) {
         return;
     }
     note_progress(st, true);
-    if let Some(f) = st.req.flights.get_mut(i) {
-        f.read_next += 1;
-        if f.read_next >= count {
-            f.finish(WcStatus::Success);
-            st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
-        }
-    }
+    st.send.read_placed(i, count);
 }
 
 /// Copies `data`, an answer to flight `i` (READ response bytes, an
@@ -266,7 +222,7 @@ fn on_read_response(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
 /// Returns whether it was placed: not if the WQE is no longer in the SQ,
 /// nor if it cannot take the bytes, which fails the flight holding `psn`.
 fn place_in_wqe(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
     sq: &SharedQueue,
     i: usize,
@@ -274,18 +230,18 @@ fn place_in_wqe(
     offset: u32,
     data: &[u8],
 ) -> bool {
-    if !sq.peek_nth(i as u32, &mut st.req.slot) {
+    if !sq.peek_nth(i as u32, &mut st.send.slot) {
         return false;
     }
     let placed = match wqe::decode_send(
-        &st.req.slot,
+        &st.send.slot,
         QpType::Rc,
-        qp.cap.max_send_sge,
-        qp.cap.max_inline_data,
+        ctx.cap.max_send_sge,
+        ctx.cap.max_inline_data,
     ) {
         Ok(w) => match &w.payload {
             wqe::Payload::Sges(sges) => {
-                copy::scatter(&qp.dev.mrs, qp.pd, sges, offset, data).map_err(WcError::from)
+                copy::scatter(ctx.mem.mrs, ctx.mem.pd, sges, offset, data).map_err(WcError::from)
             }
             wqe::Payload::Inline(_) => Err(WcError::LocQpOp),
         },
@@ -302,79 +258,70 @@ fn place_in_wqe(
 
 /// Whether `pkt`, a READ response to the flight `f`, is the answer C rxe
 /// gives to a FLUSH or an ATOMIC WRITE: a lone response without payload.
-fn is_empty_read_ack(f: &crate::transport::req::Flight, pkt: &Packet<'_>) -> bool {
+fn is_empty_read_ack(f: &Flight, pkt: &Packet<'_>) -> bool {
     matches!(f.wc_opcode, WcOpcode::Flush | WcOpcode::AtomicWrite)
         && pkt.info().is_first()
         && pkt.info().is_last()
         && pkt.payload.is_empty()
 }
 
-fn on_atomic_ack(qp: &QpInner, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
+fn on_atomic_ack(ctx: &QpCtx<'_>, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
     let psn = pkt.headers.bth.psn;
-    let (Some(i), Some(ack)) = (st.req.flights.find(psn), pkt.headers.atomic_ack_eth) else {
+    let (Some(i), Some(ack)) = (st.send.flights().find(psn), pkt.headers.atomic_ack_eth) else {
         return;
     };
-    match st.req.flights.get(i) {
+    match st.send.flights().get(i) {
         Some(f) if f.op == FlightOp::Atomic && !f.is_done() => {}
         _ => return,
     }
-    if !acked_before(qp, st, psn) {
+    if !acked_before(ctx, st, psn) {
         return;
     }
     // The original value lands in host byte order, as on any HCA.
-    if !place_in_wqe(qp, st, sq, i, psn, 0, &ack.orig.to_ne_bytes()) {
+    if !place_in_wqe(ctx, st, sq, i, psn, 0, &ack.orig.to_ne_bytes()) {
         return;
     }
     note_progress(st, true);
-    if let Some(f) = st.req.flights.get_mut(i) {
-        f.finish(WcStatus::Success);
-        st.req.rd_atomic = st.req.rd_atomic.saturating_sub(1);
-    }
+    st.send.answered(i);
 }
 
 /// The retransmit timer fired: if nothing moved for a whole timeout,
 /// retransmit from the oldest unacknowledged PSN. Returns the jiffies to
 /// wait before checking again, if the timer should stay armed.
-pub(crate) fn timeout(qp: &QpInner, st: &mut QpState_) -> Option<u64> {
+pub(crate) fn timeout(ctx: &QpCtx<'_>, st: &mut QpState_) -> Option<u64> {
     let base = st.timeout_jiffies?;
-    let period = backed_off(base, st.req.timeouts);
-    if st.state.raw() < QpState::Rts.raw() || !st.req.awaiting_peer() {
+    let period = st.send.timer_period(base);
+    if st.state.raw() < QpState::Rts.raw() || !st.send.awaiting_peer() {
         return None;
     }
     let now = crate::ffi::rt::jiffies();
-    let due = st.req.progress.wrapping_add(period);
+    let due = st.send.last_progress().wrapping_add(period);
     if (now.wrapping_sub(due) as i64) < 0 {
         return Some(due.wrapping_sub(now));
     }
-    if oldest_pending(st).is_some() {
-        let psn = st.req.oldest_unacked();
-        retry(qp, st, psn);
-        // The responder may be swamped rather than the packets lost: send
-        // a little and wait longer (see `SendWindow`).
-        st.req.window.timed_out();
-        st.req.timeouts = st.req.timeouts.saturating_add(1);
-    }
-    Some(backed_off(base, st.req.timeouts))
+    // `awaiting_peer` above: a flight waits, the oldest unacknowledged
+    // PSN is in it.
+    let psn = st.send.oldest_unacked();
+    retry(ctx, st, psn);
+    st.send.timed_out();
+    Some(st.send.timer_period(base))
 }
 
 /// Pops the completed flights at the head of the SQ and reports them.
-/// An error completion takes the QP to the error state.
+/// An error completion takes the QP to the error state, and the last
+/// flight of a draining SQD reaches SQD: both through `fx`, after the
+/// lock.
 pub(crate) fn complete_done(
-    qp: &QpInner,
+    ctx: &QpCtx<'_>,
     st: &mut QpState_,
+    fx: &mut Effects,
     sq: &mut SharedQueue,
-    notify: &mut Notify,
 ) {
-    while let Some(f) = st.req.flights.get(0).copied() {
-        let Some(status) = f.outcome else {
-            break;
-        };
-        st.req.flights.pop();
-        st.req.cursor = st.req.cursor.saturating_sub(1);
+    while let Some((f, status)) = st.send.retire_done() {
         sq.pop();
         let failed = status != WcStatus::Success;
         if !failed && f.wc_opcode == WcOpcode::Send {
-            qp.dev.counters.add(Counter::RdmaSends, 1);
+            ctx.counters.add(Counter::RdmaSends, 1);
         }
         if f.signaled || failed {
             let c = Completion {
@@ -382,18 +329,18 @@ pub(crate) fn complete_done(
                 status,
                 opcode: f.wc_opcode,
                 byte_len: f.length,
-                qp_num: qp.qpn,
+                qp_num: ctx.qpn,
                 ..Default::default()
             };
-            notify.send |= qp.send_cq.post_quiet(&c, qp.handle).unwrap_or(false);
+            fx.send_completed(ctx.send_cq.post_quiet(&c, ctx.handle).unwrap_or(false));
         }
         if failed {
-            st.enter_error = true;
+            fx.enter_error();
             break;
         }
     }
-    if st.sqd() && st.sq_draining && st.req.flights.is_empty() {
+    if st.sqd() && st.sq_draining && st.send.is_drained() {
         st.sq_draining = false;
-        st.sqd_event = true;
+        fx.sq_drained();
     }
 }
