@@ -4,6 +4,8 @@
 # builds the module, so everything here is for people.
 #
 #   make            build rrxe.ko (first run: toolchain root + test kernel)
+#   make DROPIN=1   build rdma_rxe.ko instead: the same sources as a drop-in
+#                   for the C rdma_rxe (link type rxe), next to rrxe.ko
 #   make run        boot a VM, add rrxe devices on a veth pair, show them
 #   make check      all tests: host unit tests, lint, VM tests
 #   make vm         interactive shell in the test VM
