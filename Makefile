@@ -4,6 +4,12 @@
 # builds the module, so everything here is for people.
 #
 #   make            build rrxe.ko (first run: toolchain root + test kernel)
+#   make DROPIN=1   build rdma_rxe.ko instead: the same sources as a drop-in
+#                   for the C rdma_rxe (link type rxe), next to rrxe.ko
+#   make install [DROPIN=1] [INSTALL_MOD_PATH=root] [KREL=release]
+#                   the built module into root/lib/modules/KREL/updates, then
+#                   depmod (KREL: the release it was built for)
+#   make uninstall [DROPIN=1] ...   take it out again
 #   make run        boot a VM, add rrxe devices on a veth pair, show them
 #   make check      all tests: host unit tests, lint, VM tests
 #   make vm         interactive shell in the test VM
@@ -15,10 +21,17 @@
 
 S := scripts
 
-.PHONY: all modules run check vm vm-run clippy fmt fmt-check test-host bench clean toolchain kernel
+.PHONY: all modules install uninstall run check vm vm-run clippy fmt fmt-check test-host bench clean toolchain kernel
 
 all modules:
 	@bash $(S)/build-module.sh
+
+# Installs what was built (it does not build, as modules_install).
+install:
+	@bash $(S)/install-module.sh
+
+uninstall:
+	@bash $(S)/install-module.sh --uninstall
 
 toolchain:
 	@bash $(S)/mkroot.sh >/dev/null

@@ -4,8 +4,28 @@
 # toolchain root. With KDIR=/path/to/a/rust-enabled/build/tree: against that
 # tree with the toolchain on this machine (it must be the one that built it).
 # Extra arguments go to make (e.g. CLIPPY=1, W=1).
+#
+# DROPIN=1 (in the environment, as `make DROPIN=1` passes it, or as an
+# argument) builds the drop-in rdma_rxe.ko instead, next to rrxe.ko and from
+# objects of its own (drivers/infiniband/sw/rrxe/Kbuild; Documentation/
+# usage.rst, "Drop-in for rdma_rxe").
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+
+args=()
+dropin=${DROPIN:-}
+for a in "$@"; do
+	case $a in
+	DROPIN=*) dropin=${a#DROPIN=} ;;
+	*) args+=("$a") ;;
+	esac
+done
+case $dropin in
+"" | 0) ;;
+1) args+=(DROPIN=1) ;;
+*) die "DROPIN=$dropin: say DROPIN=1 (or nothing)" ;;
+esac
+set -- ${args[@]+"${args[@]}"}
 
 if [ -n "${KDIR:-}" ]; then
 	[ -f "$KDIR/Module.symvers" ] || die "KDIR=$KDIR is not a built kernel tree (no Module.symvers)"

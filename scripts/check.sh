@@ -79,6 +79,21 @@ build() {
 		grep -E -A8 '^(warning|error)|Error' "$out" | head -60
 		summary
 	fi
+	# The drop-in rdma_rxe.ko (make DROPIN=1), from the same sources with
+	# --cfg dropin: objects of its own next to rrxe.ko's, which it leaves
+	# alone (tools/testing/vm/19-dropin.sh installs it in the guest).
+	out="$log_dir/build-dropin.log"
+	if DROPIN=1 bash scripts/build-module.sh CLIPPY=1 >"$out" 2>&1; then
+		if grep -Eq '^(warning|error)' "$out"; then
+			fail "drop-in rdma_rxe.ko builds with CLIPPY=1 without warnings"
+			grep -E -A8 '^(warning|error)' "$out" | head -60
+		else
+			pass "drop-in rdma_rxe.ko builds with CLIPPY=1 without warnings"
+		fi
+	else
+		fail "drop-in rdma_rxe.ko build"
+		grep -E -A8 '^(warning|error)|Error' "$out" | head -60
+	fi
 }
 
 # The VM tests boot one guest per group (vm-run.sh --group): a boot costs

@@ -5,6 +5,10 @@ RRXE_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RRXE_CACHE=${RRXE_CACHE:-$HOME/.cache/rrxe}
 mkdir -p "$RRXE_CACHE"
 
+# The module the normal build makes, and the drop-in (DROPIN=1) build's.
+RRXE_KO_NORMAL=$RRXE_TOP/drivers/infiniband/sw/rrxe/rrxe.ko
+RRXE_KO_DROPIN=$RRXE_TOP/drivers/infiniband/sw/rrxe/rdma_rxe.ko
+
 die() { echo "rrxe: error: $*" >&2; exit 1; }
 note() { echo "rrxe: $*" >&2; }
 

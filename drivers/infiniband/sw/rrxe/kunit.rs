@@ -8,7 +8,9 @@
 
 use kernel::prelude::*;
 
-#[kunit_tests(rrxe)]
+// The drop-in build names its suites apart (crate::names).
+#[cfg_attr(not(dropin), kunit_tests(rrxe))]
+#[cfg_attr(dropin, kunit_tests(rrxe_dropin))]
 mod tests {
     use crate::{
         dev::params,

@@ -1,30 +1,31 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! `rdma link add NAME type rrxe netdev DEV`: validate the netdev, create
-//! the device, register it.
+//! `rdma link add NAME type rrxe netdev DEV` (`type rxe` for the drop-in
+//! build, [`crate::names`]): validate the netdev, create the device, register
+//! it.
 
 use crate::{
     dev::params::guid_for,
     ffi::ib::{self, consts::*, DeviceParams, LinkOps, Unregistered},
     ffi::net::{NetDev, NetDevRef},
-    registry,
+    names, registry,
     rx::tunnel,
     transport::shared::Shared,
     verbs::device::RrxeDevice,
 };
 use kernel::prelude::*;
 
-/// The `rrxe` link type.
+/// The link type: `rrxe`, or `rxe` for the drop-in build.
 pub(crate) struct RrxeLink;
 
 /// Every refusal gets one line in the kernel log saying why.
-fn refuse(name: &CStr, ndev: &NetDev, why: &str, err: Error) -> Result {
+fn refuse(name: &CStr, ndev: &NetDev, why: impl kernel::fmt::Display, err: Error) -> Result {
     pr_err!("cannot add {} on {}: {}\n", name, ndev.name(), why);
     Err(err)
 }
 
 impl LinkOps for RrxeLink {
-    const TYPE: &'static CStr = c"rrxe";
+    const TYPE: &'static CStr = names::LINK_TYPE;
 
     fn newlink(name: &CStr, ndev: &NetDev) -> Result {
         if !ndev.is_ether() {
@@ -39,10 +40,20 @@ impl LinkOps for RrxeLink {
             );
         }
         if registry::has_netdev(ndev) {
-            return refuse(name, ndev, "it already has an rrxe device", EEXIST);
+            return refuse(
+                name,
+                ndev,
+                fmt!("it already has an {} device", names::MODULE),
+                EEXIST,
+            );
         }
         if ib::rxe_device_on(ndev) {
-            return refuse(name, ndev, "it already has an rdma_rxe device", EEXIST);
+            return refuse(
+                name,
+                ndev,
+                fmt!("it already has an {} device", names::OTHER),
+                EEXIST,
+            );
         }
 
         let id = registry::next_id();
@@ -61,12 +72,18 @@ impl LinkOps for RrxeLink {
         )?;
         // The device's drop detaches it again, whatever happens next.
         if let Err(e) = tunnel::attach(&shared, ndev) {
-            let why = if e == EADDRINUSE {
-                "UDP port 4791 is taken in its network namespace (by rdma_rxe?)"
-            } else {
-                "cannot open the RoCE UDP socket"
-            };
-            return refuse(name, ndev, why, e);
+            if e == EADDRINUSE {
+                return refuse(
+                    name,
+                    ndev,
+                    fmt!(
+                        "UDP port 4791 is taken in its network namespace (by {}?)",
+                        names::OTHER
+                    ),
+                    e,
+                );
+            }
+            return refuse(name, ndev, "cannot open the RoCE UDP socket", e);
         }
 
         // Under RTNL the netdev cannot start unregistering between the check

@@ -35,6 +35,7 @@ mod link;
 #[allow(dead_code)]
 mod logic;
 mod mem;
+mod names;
 // The whole wire format, including what the driver does not send yet.
 #[allow(dead_code)]
 mod proto;
@@ -51,14 +52,51 @@ use ffi::{ib, net};
 use kernel::{prelude::*, ModuleMetadata};
 use rx::tunnel;
 
-module! {
-    type: RrxeModule,
-    name: "rrxe",
-    authors: ["The rrxe developers"],
-    description: "Soft RoCE (RoCEv2) RDMA driver in Rust",
-    license: "GPL",
-    alias: ["rdma-link-rrxe"],
+/// `module!` takes literals only: each build names its module, description
+/// and link alias here ([`names`] has the rest of what differs).
+macro_rules! rrxe_module {
+    ($name:tt, $description:tt, $alias:tt) => {
+        module! {
+            type: RrxeModule,
+            name: $name,
+            authors: ["The rrxe developers"],
+            description: $description,
+            license: "GPL",
+            alias: [$alias],
+        }
+    };
 }
+
+#[cfg(not(dropin))]
+rrxe_module!(
+    "rrxe",
+    "Soft RoCE (RoCEv2) RDMA driver in Rust",
+    "rdma-link-rrxe"
+);
+
+// modinfo's description is how one tells the installed drop-in from the C
+// driver's file before loading it.
+#[cfg(dropin)]
+rrxe_module!(
+    "rdma_rxe",
+    "Soft RoCE (RoCEv2) RDMA driver in Rust (rrxe, drop-in for rdma_rxe)",
+    "rdma-link-rxe"
+);
+
+// Messages name this module by `names::MODULE`: it must be the name
+// `module!` got, which is KBUILD_MODNAME (the Kbuild file's `obj-m`).
+// (Slices' `==` is not `const`.)
+const _: () = {
+    let given = <RrxeModule as ModuleMetadata>::NAME.to_bytes();
+    let ours = names::MODULE.as_bytes();
+    let mut same = given.len() == ours.len();
+    let mut i = 0;
+    while same && i < ours.len() {
+        same = given[i] == ours[i];
+        i += 1;
+    }
+    assert!(same, "names::MODULE is not the module's name");
+};
 
 /// This module, for the `owner` of the objects it hands to the kernel.
 fn this_module() -> &'static ThisModule {

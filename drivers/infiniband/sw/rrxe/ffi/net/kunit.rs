@@ -6,7 +6,9 @@
 
 use kernel::prelude::*;
 
-#[kunit_tests(rrxe_net)]
+// The drop-in build names its suites apart (crate::names).
+#[cfg_attr(not(dropin), kunit_tests(rrxe_net))]
+#[cfg_attr(dropin, kunit_tests(rrxe_net_dropin))]
 mod tests {
     use super::super::{send_udp, IpAddr, Net, RxDatagram, SkBuff, TunnelRecv, UdpTunnel, UdpTx};
     use kernel::{

@@ -6,7 +6,9 @@
 
 use kernel::prelude::*;
 
-#[kunit_tests(rrxe_rt)]
+// The drop-in build names its suites apart (crate::names).
+#[cfg_attr(not(dropin), kunit_tests(rrxe_rt))]
+#[cfg_attr(dropin, kunit_tests(rrxe_rt_dropin))]
 mod tests {
     use super::super::{time, work};
     use kernel::{
