@@ -108,29 +108,57 @@ build() {
 # kmemleak in 09, 10, 13, 14 and 17 (Documentation/testing.rst, "What the
 # debug options cost"). 18-nvmeof and 19-dropin run NVMe-oF, whose
 # target can trip a known lockdep report that leaves lockdep off for the
-# rest of the boot (guest-run.sh): they come last in theirs.
-VM_GROUPS=${RRXE_VM_GROUPS:-"01 02 03 04 05 06 07 08 10 | 09 18 19 | 11 12 kmemleak=off | 13 14 15 16 17"}
+# rest of the boot (guest-run.sh): they come last in theirs. The longest
+# boot comes first, so that two lanes (RRXE_VM_LANES) end close together.
+VM_GROUPS=${RRXE_VM_GROUPS:-"13 14 15 16 17 | 01 02 03 04 05 06 07 08 10 | 09 18 19 | 11 12 kmemleak=off"}
 
-# Kernel parameters of the group being run (words of VM_GROUPS with "=").
-group_params=
+# RRXE_VM_LANES: how many guests boot at once. A debug-kernel guest keeps
+# about one of its two vCPUs busy (each script's "CPUs N% busy" line): the
+# scripts are shell, one step after the other. With two lanes each guest
+# gets one vCPU (RRXE_VM_CPUS, default 1 then), so two guests never ask for
+# more than the host's two cores (testing.rst, "The VM harness").
+lanes=${RRXE_VM_LANES:-1}
 
-# vm_group SCRIPT...: runs the scripts in one boot and counts their results.
-vm_group() {
-	local scripts=("$@") names=() t out gname rc n
-	for t in "${scripts[@]}"; do names+=("$(basename "$t" .sh)"); done
+# group_log SCRIPT...: the log file of the group of these scripts.
+group_log() {
+	local t names=() gname
+	for t in "$@"; do names+=("$(basename "$t" .sh)"); done
 	gname=${names[0]}
 	[ ${#names[@]} -gt 1 ] && gname="${names[0]}..${names[-1]}"
-	out="$log_dir/vm-$gname.log"
-	[ -n "$group_params" ] && echo "# $gname: booted with $group_params"
-	RRXE_VM_APPEND="${RRXE_VM_APPEND:-} $group_params" \
-		bash scripts/vm-run.sh --group "${scripts[@]}" >"$out" 2>&1
-	rc=$?
+	echo "$log_dir/vm-$gname.log"
+}
+
+# vm_boot PARAMS SCRIPT...: runs the scripts in one boot with the extra
+# kernel parameters PARAMS; the log and its exit status go to group_log.
+vm_boot() {
+	local params=$1 out
+	shift
+	out=$(group_log "$@")
+	RRXE_VM_APPEND="${RRXE_VM_APPEND:-} $params" \
+		bash scripts/vm-run.sh --group "$@" >"$out" 2>&1
+	echo $? >"$out.rc"
+}
+
+# vm_count PARAMS SCRIPT...: prints and counts the results of a boot.
+vm_count() {
+	local params=$1 out gname rc n
+	shift
+	out=$(group_log "$@")
+	gname=$(basename "$out" .log)
+	gname=${gname#vm-}
+	rc=$(cat "$out.rc" 2>/dev/null || echo 1)
+	rm -f "$out.rc"
+	[ -n "$params" ] && echo "# $gname: booted with $params"
+	local names=() t
+	for t in "$@"; do names+=("$(basename "$t" .sh)"); done
 	# The serial console ends lines with \r\n. One cleaned copy, read from a
 	# variable: `tr … | grep -q` under pipefail fails whenever grep's early
 	# exit kills tr with SIGPIPE (a log over a pipe's worth), which once
 	# counted six scripts that ran and passed as missing.
+	# Terminal escapes (the firmware's and the kernel's console resets) can
+	# start the first script's line: they go too.
 	local text
-	text=$(tr -d '\r' <"$out")
+	text=$(tr -d '\r' <"$out" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g; s/\x1bc//g')
 	# Each script's results, under its name, in the order they ran, and a
 	# "not run" line for each script the VM never reached: what is counted.
 	local results
@@ -138,6 +166,7 @@ vm_group() {
 		BEGIN { n = split(names, want, " ") }
 		/^RRXE-SCRIPT: / { cur = $2; sub(/\.sh$/, "", cur); print "# " cur; seen[cur] = 1; next }
 		/^(ok|not ok) - / { print "  " $0 }
+		/^# [^ ]*\.sh took / { print "  " $0 }
 		END { for (i = 1; i <= n; i++) if (!(want[i] in seen)) print "  not ok - " want[i] ": not run (the VM ended before it)" }' <<<"$text")
 	echo "$results"
 	n=$(grep -c '^  ok - ' <<<"$results")
@@ -150,32 +179,62 @@ vm_group() {
 	fi
 }
 
+# vm_tests [TEST...]: the named scripts, each in a boot of its own, or every
+# group of VM_GROUPS (then every script no group names, alone), $lanes
+# boots at a time; results are printed in VM_GROUPS' order.
 vm_tests() {
-	local tests=("$@") t g group=()
+	local tests=("$@") t g group=() params= boots=() i
 	if [ ${#tests[@]} != 0 ]; then
-		for t in "${tests[@]}"; do vm_group "$t"; done
+		for t in "${tests[@]}"; do boots+=("|$t"); done
+	else
+		for g in $VM_GROUPS "|"; do
+			if [ "$g" = "|" ]; then
+				[ ${#group[@]} != 0 ] && boots+=("$params|${group[*]}")
+				group=()
+				params=
+				continue
+			fi
+			if [[ $g == *=* ]]; then
+				params="${params:+$params }$g"
+				continue
+			fi
+			for t in tools/testing/vm/"$g"-*.sh; do
+				[ -f "$t" ] && group+=("$t")
+			done
+		done
+		# A script no group names still runs, in a boot of its own.
+		for t in tools/testing/vm/*.sh; do
+			g=$(basename "$t" | cut -d- -f1)
+			[[ " $VM_GROUPS " == *" $g "* ]] || boots+=("|$t")
+		done
+	fi
+	if [ "$lanes" -le 1 ]; then
+		for i in "${boots[@]}"; do
+			# shellcheck disable=SC2086 # script paths have no spaces
+			vm_boot "${i%%|*}" ${i#*|}
+			# shellcheck disable=SC2086
+			vm_count "${i%%|*}" ${i#*|}
+		done
 		return
 	fi
-	for g in $VM_GROUPS "|"; do
-		if [ "$g" = "|" ]; then
-			[ ${#group[@]} != 0 ] && vm_group "${group[@]}"
-			group=()
-			group_params=
-			continue
-		fi
-		if [[ $g == *=* ]]; then
-			group_params="${group_params:+$group_params }$g"
-			continue
-		fi
-		for t in tools/testing/vm/"$g"-*.sh; do
-			[ -f "$t" ] && group+=("$t")
-		done
+	# Several guests at once: this run holds the one-VM lock for all of
+	# them, so nothing else boots beside it.
+	local vm_lock
+	exec {vm_lock}>"$RRXE_CACHE/vm.lock"
+	flock -n "$vm_lock" || { echo "# waiting for another VM using $RRXE_CACHE to finish"; flock "$vm_lock"; }
+	export RRXE_VM_PARALLEL=1 RRXE_VM_CPUS=${RRXE_VM_CPUS:-1}
+	echo "# $lanes guests at a time, $RRXE_VM_CPUS vCPU each; results when all have ended"
+	for i in "${boots[@]}"; do
+		while [ "$(jobs -rp | wc -l)" -ge "$lanes" ]; do wait -n; done
+		# shellcheck disable=SC2086
+		vm_boot "${i%%|*}" ${i#*|} &
 	done
-	# A script no group names still runs, in a boot of its own.
-	for t in tools/testing/vm/*.sh; do
-		g=$(basename "$t" | cut -d- -f1)
-		[[ " $VM_GROUPS " == *" $g "* ]] || vm_group "$t"
+	wait
+	for i in "${boots[@]}"; do
+		# shellcheck disable=SC2086
+		vm_count "${i%%|*}" ${i#*|}
 	done
+	exec {vm_lock}>&-
 }
 
 setup

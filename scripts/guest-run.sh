@@ -175,6 +175,9 @@ run_one() {
 
 name=boot
 rc=0
+# The console's reset sequence (no newline) comes just before our first
+# line: start on a line of our own, so "RRXE-SCRIPT:" begins one.
+echo
 check_log "the kernel booted with a splat" || rc=1
 dmesg --clear
 [ $kml_on = 1 ] || echo "# kmemleak is off in this boot: leaks are not checked"

@@ -39,12 +39,16 @@ ko=${RRXE_KO:-"$RRXE_TOP/drivers/infiniband/sw/rrxe/rrxe.ko"}
 # Install the kernel's modules once, next to the tree, for modprobe.
 mods="$kdir.modules"
 release=$(cat "$kdir/.rrxe-release")
+# Under a lock: make check boots several guests at once (RRXE_VM_LANES).
+exec {mods_lock}>"$kdir.modules.lock"
+flock "$mods_lock"
 if [ ! -f "$mods/lib/modules/$release/modules.dep" ]; then
 	note "installing the $flavour kernel's modules into $mods"
 	rm -rf "$mods"
 	inroot make -s -C "$kdir" LLVM=1 INSTALL_MOD_PATH="$mods" modules_install >/dev/null ||
 		die "modules_install failed"
 fi
+exec {mods_lock}>&-
 
 accel=tcg,thread=multi
 [ "${RRXE_KVM:-0}" = 1 ] && accel=kvm
