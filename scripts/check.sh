@@ -63,37 +63,34 @@ lint() {
 	fi
 }
 
-build() {
-	local out="$log_dir/build.log"
-	# Always a full rebuild through clippy: a warning anywhere fails.
-	inroot bash -c ". scripts/lib.sh; make -s -C \$(kernel_dir test) M=$RRXE_TOP LLVM=1 clean" >/dev/null 2>&1
-	if bash scripts/build-module.sh CLIPPY=1 >"$out" 2>&1; then
+# clippy_build WHAT LOG [VAR=VALUE...]: builds the module (build-module.sh
+# CLIPPY=1, with the variables set) into LOG; a warning anywhere fails WHAT.
+# Returns non-zero if the build itself failed.
+clippy_build() {
+	local what=$1 out=$2
+	shift 2
+	if env "$@" bash scripts/build-module.sh CLIPPY=1 >"$out" 2>&1; then
 		if grep -Eq '^(warning|error)' "$out"; then
-			fail "module builds with CLIPPY=1 without warnings"
+			fail "$what builds with CLIPPY=1 without warnings"
 			grep -E -A8 '^(warning|error)' "$out" | head -60
 		else
-			pass "module builds with CLIPPY=1 without warnings"
+			pass "$what builds with CLIPPY=1 without warnings"
 		fi
-	else
-		fail "module build"
-		grep -E -A8 '^(warning|error)|Error' "$out" | head -60
-		summary
+		return 0
 	fi
+	fail "$what build"
+	grep -E -A8 '^(warning|error)|Error' "$out" | head -60
+	return 1
+}
+
+build() {
+	# Always a full rebuild through clippy: a warning anywhere fails.
+	inroot bash -c ". scripts/lib.sh; make -s -C \$(kernel_dir test) M=$RRXE_TOP LLVM=1 clean" >/dev/null 2>&1
+	clippy_build module "$log_dir/build.log" || summary
 	# The drop-in rdma_rxe.ko (make DROPIN=1), from the same sources with
 	# --cfg dropin: objects of its own next to rrxe.ko's, which it leaves
 	# alone (tools/testing/vm/19-dropin.sh installs it in the guest).
-	out="$log_dir/build-dropin.log"
-	if DROPIN=1 bash scripts/build-module.sh CLIPPY=1 >"$out" 2>&1; then
-		if grep -Eq '^(warning|error)' "$out"; then
-			fail "drop-in rdma_rxe.ko builds with CLIPPY=1 without warnings"
-			grep -E -A8 '^(warning|error)' "$out" | head -60
-		else
-			pass "drop-in rdma_rxe.ko builds with CLIPPY=1 without warnings"
-		fi
-	else
-		fail "drop-in rdma_rxe.ko build"
-		grep -E -A8 '^(warning|error)|Error' "$out" | head -60
-	fi
+	clippy_build "drop-in rdma_rxe.ko" "$log_dir/build-dropin.log" DROPIN=1
 }
 
 # The VM tests boot one guest per group (vm-run.sh --group): a boot costs
