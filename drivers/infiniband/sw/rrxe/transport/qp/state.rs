@@ -11,8 +11,10 @@
 //! [`Effects`](super::Effects), which lives for one pass.
 
 use crate::{
-    dev::path::Path, ffi::ib::StoredQpAttr, logic::qp_state::QpState, transport::resp::RespState,
-    transport::send::SendState,
+    dev::path::Path,
+    ffi::ib::StoredQpAttr,
+    logic::qp_state::QpState,
+    transport::{resp::state::RespState, send::state::SendState},
 };
 
 /// The mutable part of a QP, under its lock: the control state and the

@@ -6,7 +6,7 @@
 //! access to; the value found is kept in a responder resource, so that a
 //! duplicate gets the same answer without executing the atomic again.
 
-use super::Resource;
+use super::state::Resource;
 use crate::{
     ffi::ib::AtomicOp,
     logic::mr::REMOTE_ATOMIC,

@@ -10,7 +10,7 @@
 
 use super::{
     ack::{send_ack, send_atomic_ack, send_empty_read},
-    Resource,
+    state::Resource,
 };
 use crate::{
     ffi::net::NetDev,

@@ -12,7 +12,7 @@
 
 use super::{
     recv_wqe::{fail_recv, finish_recv, recv_scatter, take_recv},
-    InProgress,
+    state::InProgress,
 };
 use crate::{
     logic::{

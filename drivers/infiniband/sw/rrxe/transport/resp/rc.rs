@@ -17,7 +17,7 @@ use super::{
     duplicate::duplicate,
     place::{check_length, check_sequence, place, Placement},
     read::start_read,
-    Resource,
+    state::Resource,
 };
 use crate::{
     dev::counters::Counter,

@@ -12,7 +12,7 @@
 
 use super::{
     ack::{emit_ack, emit_atomic_ack, emit_empty_read, response_bth},
-    Owed, Resource,
+    state::{Owed, Resource},
 };
 use crate::{
     dev::path::Path,

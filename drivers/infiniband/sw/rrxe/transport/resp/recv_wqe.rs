@@ -10,7 +10,7 @@
 //! invalidation (done here, as rxe); a failed receive takes the QP to the
 //! error state, but for the class E errors of [`fail_recv`].
 
-use super::InProgress;
+use super::state::InProgress;
 use crate::{
     dev::counters::Counter,
     logic::{

@@ -9,7 +9,7 @@
 
 use super::{
     place::{check_length, check_sequence, place},
-    InProgress,
+    state::InProgress,
 };
 use crate::{
     logic::resp::dma_len_ok,

@@ -15,6 +15,6 @@
 pub(crate) mod comp;
 mod flights;
 pub(crate) mod req;
-mod state;
+pub(crate) mod state;
 
 pub(crate) use self::state::SendState;
