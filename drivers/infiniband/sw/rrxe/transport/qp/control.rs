@@ -319,7 +319,7 @@ impl QpInner {
     /// packet runs for it again.
     pub(crate) fn destroy(&self) {
         self.state.lock().destroyed = true;
-        *self.deferrals.lock() = false;
+        self.close_deferrals();
         rt::cancel_delayed_work_sync::<_, 1>(self);
         rt::cancel_delayed_work_sync::<_, 2>(self);
         rt::cancel_work_sync::<_, 0>(self);

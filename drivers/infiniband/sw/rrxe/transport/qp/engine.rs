@@ -9,18 +9,16 @@
 //! handlers, arms timers, reports events, flushes into ERR. Packets arrive
 //! here from the receive path ([`QpInner::receive`]); the requester runs
 //! from a post, a packet, a timer or the work queue ([`QpInner::kick`]),
-//! one CPU at a time. Work items and timers are queued only through the
-//! gate that `destroy_qp` closes ([`QpInner::defer`]).
+//! one CPU at a time. The work items and timers run here; they are
+//! queued only through the QP's gate that `destroy_qp` closes
+//! ([`QpInner::defer`], in `deferred.rs`).
 
-use super::{Effects, QpInner, QpState_};
+use super::{deferred::Deferred, Effects, QpInner, QpState_};
 use crate::{
     ffi::ib::Event,
-    ffi::net::{NetDev, SkbAccount, SkbOwner},
+    ffi::net::NetDev,
     ffi::rt,
-    logic::{
-        flow::{skbs_may_resume, skbs_must_pause},
-        qp_state::QpType,
-    },
+    logic::qp_state::QpType,
     proto::{
         mtu::{ib_mtu_bytes, ib_mtu_for_netdev},
         packet::Packet,
@@ -29,54 +27,10 @@ use crate::{
     transport::send::comp,
     transport::send::req::{self, ReqEnd},
 };
-use kernel::{
-    impl_has_delayed_work, impl_has_work,
-    sync::{Arc, ArcBorrow},
-    workqueue::{self, WorkItem},
-};
+use kernel::{sync::Arc, workqueue::WorkItem};
 
 /// Passes one run makes before leaving the rest to the work queue.
 const RUN_BUDGET: u32 = 8;
-
-/// The work a QP defers (see [`QpInner::defer`]); delays in jiffies.
-#[derive(Clone, Copy)]
-enum Deferred {
-    /// The requester's run, from the work queue.
-    Run,
-    /// The retransmit timer.
-    Retransmit(usize),
-    /// The end of an RNR wait.
-    RnrWait(usize),
-}
-
-/// A QP's packets are counted while in the IP stack; the requester pauses
-/// above the high mark and is rescheduled (never run) from the buffers'
-/// destructor below the low mark.
-impl SkbOwner for QpInner {
-    fn skb_account(&self) -> &SkbAccount<Self> {
-        &self.tx
-    }
-
-    fn must_pause(in_flight: u32) -> bool {
-        skbs_must_pause(in_flight)
-    }
-
-    fn may_resume(in_flight: u32) -> bool {
-        skbs_may_resume(in_flight)
-    }
-
-    fn resume(this: ArcBorrow<'_, Self>) {
-        Arc::from(this).schedule();
-    }
-}
-
-impl_has_work! {
-    impl HasWork<Self, 0> for QpInner { self.task }
-}
-impl_has_delayed_work! {
-    impl HasDelayedWork<Self, 1> for QpInner { self.retransmit }
-    impl HasDelayedWork<Self, 2> for QpInner { self.rnr }
-}
 
 impl WorkItem<0> for QpInner {
     type Pointer = Arc<QpInner>;
@@ -99,32 +53,6 @@ impl WorkItem<2> for QpInner {
 
     fn run(this: Arc<QpInner>) {
         this.rnr_timer();
-    }
-}
-
-/// The gate of deferred work.
-impl QpInner {
-    /// Queues deferred work, unless the QP is being destroyed.
-    fn defer(self: &Arc<Self>, what: Deferred) {
-        let open = self.deferrals.lock();
-        if !*open {
-            return;
-        }
-        let wq = workqueue::system_unbound();
-        // An item already queued keeps its place; the clone comes back and
-        // is dropped (never the last reference: `self` is one).
-        match what {
-            Deferred::Run => {
-                let _ = wq.enqueue::<Arc<QpInner>, 0>(self.clone());
-            }
-            Deferred::Retransmit(j) => {
-                let _ = wq.enqueue_delayed::<Arc<QpInner>, 1>(self.clone(), j);
-            }
-            Deferred::RnrWait(j) => {
-                let _ = wq.enqueue_delayed::<Arc<QpInner>, 2>(self.clone(), j);
-            }
-        }
-        drop(open);
     }
 }
 
@@ -153,11 +81,6 @@ impl QpInner {
                 return;
             }
         }
-    }
-
-    /// Runs the requester later, from the work queue.
-    pub(crate) fn schedule(self: &Arc<Self>) {
-        self.defer(Deferred::Run);
     }
 
     /// One pass under the locks: completions, requests, READ responses.

@@ -10,6 +10,8 @@
 //!   it;
 //! - [`run_once`]: one CPU at a time runs a QP's work, others ask it to go
 //!   round again;
+//! - [`deferred`]: the gate every queueing of the QP's work items and
+//!   timers goes through, which `destroy_qp` closes;
 //! - [`engine`]: the data path (packets in, the requester's run, the work
 //!   items and timers, what is done once the lock is dropped);
 //! - [`drain`]: emptying the queues on RESET and in ERR;
@@ -22,6 +24,7 @@
 mod attr;
 mod control;
 mod ctx;
+mod deferred;
 mod drain;
 mod effects;
 mod engine;
