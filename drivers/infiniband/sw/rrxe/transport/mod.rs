@@ -8,8 +8,8 @@
 //! and completes the WQEs; both work on one [`send::SendState`], which
 //! alone changes the send state they share. Receiving: [`resp`] executes
 //! requests against local memory and answers them. [`qp`] holds the QP's
-//! state and runs these roles from its work items; [`flush`] is FLUSH and
-//! ATOMIC WRITE, both ways.
+//! state; [`engine`] runs these roles on it, from packets and from its
+//! work items; [`flush`] is FLUSH and ATOMIC WRITE, both ways.
 //!
 //! A role is a function of three things the engine hands it under the
 //! QP's lock: the QP's narrow, read-only context ([`qp::QpCtx`]: what is
@@ -25,6 +25,7 @@
 //! The device state the QPs share is [`shared`] (with the QP and multicast
 //! tables the receive path above looks up, [`mcast`]).
 
+pub(crate) mod engine;
 pub(crate) mod flush;
 pub(crate) mod mcast;
 pub(crate) mod qp;

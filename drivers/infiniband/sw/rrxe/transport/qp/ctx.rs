@@ -94,7 +94,7 @@ impl QpCtx<'_> {
 impl QpInner {
     /// The context the roles run with, borrowed from the QP. Built by the
     /// engine where it takes the QP's lock.
-    pub(super) fn ctx(&self) -> QpCtx<'_> {
+    pub(in crate::transport) fn ctx(&self) -> QpCtx<'_> {
         QpCtx {
             qpn: self.qpn,
             ty: self.ty,

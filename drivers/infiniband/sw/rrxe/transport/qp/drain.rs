@@ -35,7 +35,7 @@ impl QpInner {
     /// In ERR: completes every posted request with [`WcStatus::WrFlushErr`]
     /// (rxe's `flush_send_queue` and `flush_recv_queue`). If a CQ overflows
     /// the rest are dropped without completions, as in rxe.
-    pub(super) fn flush(&self) {
+    pub(in crate::transport) fn flush(&self) {
         {
             let mut st = self.state.lock();
             st.send.reset();

@@ -10,8 +10,8 @@
 //! it to the roles with the QP's read-only context
 //! ([`QpCtx`](super::QpCtx)) and the locked state,
 //! [settles](Effects::settle) it against the state before the lock is
-//! dropped, and carries it out after (`QpInner::apply`, in `engine.rs`,
-//! which gives the order). The roles only record; nothing here acts, so a
+//! dropped, and carries it out after (`QpInner::apply`, which gives the
+//! order). The roles only record; nothing here acts, so a
 //! role can be run and its decisions read without the engine.
 
 use super::QpState_;
@@ -24,24 +24,24 @@ pub(crate) struct Effects {
     /// The packets built, to send in order.
     pub(crate) out: Outbox,
     /// A completion on the send CQ asks for its handler.
-    pub(super) notify_send: bool,
+    pub(in crate::transport) notify_send: bool,
     /// A completion on the receive CQ asks for its handler.
-    pub(super) notify_recv: bool,
+    pub(in crate::transport) notify_recv: bool,
     /// The QP is to enter ERR and be flushed (a failed completion, a
     /// class C or D NAK sent).
-    pub(super) enter_error: bool,
+    pub(in crate::transport) enter_error: bool,
     /// An RC request went out: the retransmit timer is to run (asked by
     /// the requester; [`settle`](Self::settle) turns it into
     /// `retransmit_in`).
     arm_retransmit: bool,
     /// Once settled: queue the retransmit timer with this delay in
     /// jiffies (it was not armed and the QP has a timeout).
-    pub(super) retransmit_in: Option<u64>,
+    pub(in crate::transport) retransmit_in: Option<u64>,
     /// An RNR NAK asks to wait this long (microseconds) before retrying.
-    pub(super) rnr_delay_us: Option<u32>,
+    pub(in crate::transport) rnr_delay_us: Option<u32>,
     /// The SQ drained in SQD; once settled, only if the consumer asked to
     /// be told (`en_sqd_async_notify`).
-    pub(super) sq_drained: bool,
+    pub(in crate::transport) sq_drained: bool,
 }
 
 impl Effects {
@@ -108,7 +108,7 @@ impl Effects {
     /// is armed only if it is not and the QP has a timeout (`timer_armed`
     /// is set now); the SQD event only if asked for; ERR is entered now
     /// (the flush follows after the lock).
-    pub(super) fn settle(&mut self, st: &mut QpState_) {
+    pub(in crate::transport) fn settle(&mut self, st: &mut QpState_) {
         if core::mem::take(&mut self.arm_retransmit) && !st.timer_armed {
             self.retransmit_in = st.timeout_jiffies;
             if self.retransmit_in.is_some() {

@@ -12,8 +12,6 @@
 //!   round again;
 //! - [`deferred`]: the gate every queueing of the QP's work items and
 //!   timers goes through, which `destroy_qp` closes;
-//! - [`engine`]: the data path (packets in, the requester's run, the work
-//!   items and timers, what is done once the lock is dropped);
 //! - [`drain`]: emptying the queues on RESET and in ERR;
 //! - [`attr`]: checking and copying the attributes `modify_qp` sets;
 //! - [`control`]: the verbs (create, modify, query, post, destroy).
@@ -27,10 +25,10 @@ mod ctx;
 mod deferred;
 mod drain;
 mod effects;
-mod engine;
 mod run_once;
 mod state;
 
+pub(in crate::transport) use self::deferred::Deferred;
 pub(crate) use self::{control::QpLinks, ctx::QpCtx, effects::Effects, state::QpState_};
 
 use self::run_once::RunOnce;
@@ -88,13 +86,13 @@ pub(crate) struct QpInner {
     /// The send queue; `None` once destroyed (its memory then belongs to
     /// its mmap entry, or is freed).
     #[pin]
-    sq: SpinLockIrq<Option<SharedQueue>>,
+    pub(in crate::transport) sq: SpinLockIrq<Option<SharedQueue>>,
     /// The receive queue; `None` with an SRQ, and once destroyed.
     #[pin]
-    rq: SpinLockIrq<Option<SharedQueue>>,
+    pub(in crate::transport) rq: SpinLockIrq<Option<SharedQueue>>,
     /// The control and data-path state ([`state`]).
     #[pin]
-    state: SpinLockIrq<QpState_>,
+    pub(in crate::transport) state: SpinLockIrq<QpState_>,
     /// The requester/READ-responder run, when it continues later.
     #[pin]
     task: Work<QpInner, 0>,
@@ -112,7 +110,7 @@ pub(crate) struct QpInner {
     #[pin]
     deferrals: SpinLockIrq<bool>,
     /// The requester's run (`kick`), on one CPU at a time.
-    runner: RunOnce,
+    pub(in crate::transport) runner: RunOnce,
     /// The flush of a QP in ERR (`flush_queues`), likewise.
     flusher: RunOnce,
     /// The socket buffers this QP has in the IP stack.

@@ -10,7 +10,7 @@ use core::sync::atomic::{AtomicU8, Ordering};
 
 /// Runs a QP's work on one CPU at a time: a second caller only asks the
 /// running one to go round again.
-pub(super) struct RunOnce(AtomicU8);
+pub(in crate::transport) struct RunOnce(AtomicU8);
 
 /// Nobody runs.
 const IDLE: u8 = 0;
@@ -21,12 +21,12 @@ const AGAIN: u8 = 2;
 
 impl RunOnce {
     /// Idle.
-    pub(super) const fn new() -> Self {
+    pub(in crate::transport) const fn new() -> Self {
         Self(AtomicU8::new(IDLE))
     }
 
     /// `true` if the caller now runs; else the runner will run again.
-    pub(super) fn try_start(&self) -> bool {
+    pub(in crate::transport) fn try_start(&self) -> bool {
         loop {
             match self
                 .0
@@ -48,7 +48,7 @@ impl RunOnce {
     }
 
     /// `true` if the runner may stop; `false` if asked to run again.
-    pub(super) fn finish(&self) -> bool {
+    pub(in crate::transport) fn finish(&self) -> bool {
         if self
             .0
             .compare_exchange(RUNNING, IDLE, Ordering::Release, Ordering::Relaxed)
@@ -61,7 +61,7 @@ impl RunOnce {
     }
 
     /// Gives up running (the rest continues from the work queue).
-    pub(super) fn stop(&self) {
+    pub(in crate::transport) fn stop(&self) {
         self.0.store(IDLE, Ordering::Release);
     }
 }

@@ -25,7 +25,7 @@ pub(crate) struct QpState_ {
     /// In SQD, requests are still in flight: SQD is not reached yet.
     pub(crate) sq_draining: bool,
     /// `destroy_qp` ran: nothing may be posted or completed any more.
-    pub(super) destroyed: bool,
+    pub(in crate::transport) destroyed: bool,
     /// The attributes as last set (only the fields of masks applied so far
     /// are meaningful).
     pub(crate) attr: StoredQpAttr,
@@ -58,7 +58,7 @@ impl QpState_ {
     }
 
     /// Whether the responder takes requests: RTR or later, not in error.
-    pub(super) fn can_receive(&self) -> bool {
+    pub(in crate::transport) fn can_receive(&self) -> bool {
         matches!(
             self.state,
             QpState::Rtr | QpState::Rts | QpState::Sqd | QpState::Sqe

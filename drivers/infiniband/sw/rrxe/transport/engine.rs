@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The QP's data-path engine: runs the requester, completer and responder
-//! (`transport::send::{req, comp}`, `transport::resp`) under the QP's
-//! lock, each on the QP's read-only context ([`QpCtx`](super::QpCtx),
-//! built where the lock is taken) and its locked state, collecting what
-//! they decide in an [`Effects`], then, with the lock dropped, carries
-//! that out ([`QpInner::apply`]): sends the packets, calls the CQs'
-//! handlers, arms timers, reports events, flushes into ERR. Packets arrive
-//! here from the receive path ([`QpInner::receive`]); the requester runs
-//! from a post, a packet, a timer or the work queue ([`QpInner::kick`]),
-//! one CPU at a time. The work items and timers run here; they are
-//! queued only through the QP's gate that `destroy_qp` closes
-//! ([`QpInner::defer`], in `deferred.rs`).
+//! The data-path engine: runs the requester, completer and responder
+//! ([`send::req`](crate::transport::send::req),
+//! [`send::comp`](crate::transport::send::comp),
+//! [`resp`](crate::transport::resp)) under the QP's lock, each on the QP's
+//! read-only context ([`QpCtx`](crate::transport::qp::QpCtx), built where
+//! the lock is taken) and its locked state, collecting what they decide in
+//! an [`Effects`], then, with the lock dropped, carries that out
+//! ([`QpInner::apply`]): sends the packets, calls the CQs' handlers, arms
+//! timers, reports events, flushes into ERR. Packets arrive here from the receive path
+//! ([`QpInner::receive`]); the requester runs from a post, a packet, a
+//! timer or the work queue ([`QpInner::kick`]), one CPU at a time. The
+//! work items and timers run here; they are queued only through the QP's
+//! gate that `destroy_qp` closes ([`QpInner::defer`]).
+//!
+//! It sits above both the QP ([`qp`](crate::transport::qp): its locks,
+//! state, context, effects collector, gate and flush) and the roles, and
+//! is the only code that names both: the roles name only the QP's lower
+//! rooms, and nothing below names the engine.
 
-use super::{deferred::Deferred, Effects, QpInner, QpState_};
 use crate::{
     ffi::ib::Event,
     ffi::net::NetDev,
@@ -23,6 +28,7 @@ use crate::{
         mtu::{ib_mtu_bytes, ib_mtu_for_netdev},
         packet::Packet,
     },
+    transport::qp::{Deferred, Effects, QpInner, QpState_},
     transport::resp::{self, RxMeta},
     transport::send::comp,
     transport::send::req::{self, ReqEnd},
