@@ -17,7 +17,9 @@
 //! It sits above both the QP ([`qp`](crate::transport::qp): its locks,
 //! state, context, effects collector, gate and flush) and the roles, and
 //! is the only code that names both: the roles name only the QP's lower
-//! rooms, and nothing below names the engine.
+//! rooms, and nothing below names the engine. The QP's verbs
+//! ([`control`](crate::transport::control)) sit above it, as `post_send`
+//! runs the requester.
 
 use crate::{
     ffi::ib::Event,

@@ -25,6 +25,7 @@
 //! The device state the QPs share is [`shared`] (with the QP and multicast
 //! tables the receive path above looks up, [`mcast`]).
 
+pub(crate) mod control;
 pub(crate) mod engine;
 pub(crate) mod flush;
 pub(crate) mod mcast;

@@ -27,7 +27,8 @@ use crate::{
     queues::srq::{RrxeSrq, SrqNumbers},
     registry,
     rx::tunnel,
-    transport::qp::{QpInner, QpLinks, RrxeQp},
+    transport::control::QpLinks,
+    transport::qp::{QpInner, RrxeQp},
     transport::shared::Shared,
 };
 use core::mem::MaybeUninit;

@@ -24,18 +24,18 @@ use kernel::prelude::*;
 /// BTH PSNs and QPNs are 24 bits wide.
 const MASK_24: u32 = 0x00ff_ffff;
 /// The path MTUs there are.
-pub(super) const MTU_RANGE: core::ops::RangeInclusive<u32> = IB_MTU_256..=IB_MTU_4096;
+pub(in crate::transport) const MTU_RANGE: core::ops::RangeInclusive<u32> = IB_MTU_256..=IB_MTU_4096;
 
 /// The attributes of a new QP: all zero except the path MTU, which rxe
 /// starts at `IB_MTU_256` (what UD QPs, which never set it, keep).
-pub(super) fn initial_attr() -> StoredQpAttr {
+pub(in crate::transport) fn initial_attr() -> StoredQpAttr {
     let mut attr = StoredQpAttr::default();
     attr.update(|a| a.path_mtu = *MTU_RANGE.start());
     attr
 }
 
 /// rxe's `rxe_qp_chk_attr`: values the state machine does not cover.
-pub(super) fn check_attrs(attr: &QpAttr, mask: AttrMask) -> Result {
+pub(in crate::transport) fn check_attrs(attr: &QpAttr, mask: AttrMask) -> Result {
     if mask.contains(AttrMask::PORT) && attr.port_num != params::PORT {
         return Err(EINVAL);
     }
@@ -63,7 +63,7 @@ pub(super) fn check_attrs(attr: &QpAttr, mask: AttrMask) -> Result {
 }
 
 /// Copies the fields `mask` names from `from` into the stored attributes.
-pub(super) fn apply(to: &mut QpAttr, from: &QpAttr, mask: AttrMask) {
+pub(in crate::transport) fn apply(to: &mut QpAttr, from: &QpAttr, mask: AttrMask) {
     let has = |m: AttrMask| mask.contains(m);
     if has(AttrMask::EN_SQD_ASYNC_NOTIFY) {
         to.en_sqd_async_notify = from.en_sqd_async_notify;
@@ -126,7 +126,12 @@ pub(super) fn apply(to: &mut QpAttr, from: &QpAttr, mask: AttrMask) {
 
 impl QpInner {
     /// Derives the data path's view of the attributes just applied.
-    pub(super) fn apply_datapath(&self, st: &mut QpState_, mask: AttrMask, path: Option<Path>) {
+    pub(in crate::transport) fn apply_datapath(
+        &self,
+        st: &mut QpState_,
+        mask: AttrMask,
+        path: Option<Path>,
+    ) {
         let a = *st.attr.get();
         if let Some(path) = path {
             st.path = Some(path);

@@ -18,7 +18,7 @@ use crate::{
 impl QpInner {
     /// On entering RESET: drops what was posted, without completions, and
     /// clears the slots (rxe's `rxe_qp_reset`).
-    pub(super) fn reset_queues(&self) {
+    pub(in crate::transport) fn reset_queues(&self) {
         {
             let mut st = self.state.lock();
             st.send.reset();
@@ -53,7 +53,7 @@ impl QpInner {
     /// and post from its handler. A post from a handler (or from another
     /// thread) while this runs only asks the running flush to go round
     /// again, so a handler that reposts neither recurses nor deadlocks.
-    pub(super) fn flush_queues(&self) {
+    pub(in crate::transport) fn flush_queues(&self) {
         if !self.flusher.try_start() {
             return;
         }

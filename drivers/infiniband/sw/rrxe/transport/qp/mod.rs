@@ -13,14 +13,16 @@
 //! - [`deferred`]: the gate every queueing of the QP's work items and
 //!   timers goes through, which `destroy_qp` closes;
 //! - [`drain`]: emptying the queues on RESET and in ERR;
-//! - [`attr`]: checking and copying the attributes `modify_qp` sets;
-//! - [`control`]: the verbs (create, modify, query, post, destroy).
+//! - [`attr`]: checking and copying the attributes `modify_qp` sets.
+//!
+//! The QP's verbs (create, modify, query, post, destroy) are not here:
+//! `post_send` runs the requester, so they sit above the engine, in
+//! `transport/control.rs`.
 //!
 //! This file holds the object itself: its fields, their lock order, and
 //! the accessors the rest of the driver reads it by.
 
 mod attr;
-mod control;
 mod ctx;
 mod deferred;
 mod drain;
@@ -28,10 +30,13 @@ mod effects;
 mod run_once;
 mod state;
 
-pub(in crate::transport) use self::deferred::Deferred;
-pub(crate) use self::{control::QpLinks, ctx::QpCtx, effects::Effects, state::QpState_};
+pub(in crate::transport) use self::{
+    attr::{apply, check_attrs, initial_attr, MTU_RANGE},
+    deferred::Deferred,
+    run_once::RunOnce,
+};
+pub(crate) use self::{ctx::QpCtx, effects::Effects, state::QpState_};
 
-use self::run_once::RunOnce;
 use crate::{
     ffi::ib::{QpCap, QpHandle},
     ffi::net::SkbAccount,
@@ -51,6 +56,11 @@ use kernel::{
 /// A QP's state, shared with the device's QP table, the verbs and the
 /// data path. The requester, completer and responder do not see it: the
 /// engine hands them a [`QpCtx`] borrowed from it and its locked state.
+///
+/// Its fields are visible in the transport, for the two users above the
+/// roles that own a QP: the engine takes its locks and runs its work, the
+/// QP's verbs (`control.rs`) build it and take it apart. The roles,
+/// handed only a `QpCtx`, never reach them.
 #[pin_data]
 pub(crate) struct QpInner {
     /// The QP number.
@@ -62,7 +72,7 @@ pub(crate) struct QpInner {
     /// Every send WQE completes, signaled or not (`IB_SIGNAL_ALL_WR`).
     pub(crate) sq_sig_all: bool,
     /// The port number as created (what `query_qp` reports).
-    port: u32,
+    pub(in crate::transport) port: u32,
     /// The core's QP, for events and completions.
     pub(crate) handle: QpHandle,
     /// Where send WQEs complete.
@@ -70,11 +80,11 @@ pub(crate) struct QpInner {
     /// Where receive WQEs complete.
     pub(crate) recv_cq: Arc<CqInner>,
     /// Receives come from an SRQ instead of `rq`.
-    has_srq: bool,
+    pub(in crate::transport) has_srq: bool,
     /// The SRQ receives come from, if any.
     pub(crate) srq: Option<Arc<SrqInner>>,
     /// Whether a process maps the queues.
-    is_user: bool,
+    pub(in crate::transport) is_user: bool,
     /// The PD (its address: an identity compared with MRs').
     pub(crate) pd: usize,
     /// The device's data-path state (tables, counters, netdev).
@@ -95,28 +105,28 @@ pub(crate) struct QpInner {
     pub(in crate::transport) state: SpinLockIrq<QpState_>,
     /// The requester/READ-responder run, when it continues later.
     #[pin]
-    task: Work<QpInner, 0>,
+    pub(in crate::transport) task: Work<QpInner, 0>,
     /// The retransmit timer.
     #[pin]
-    retransmit: DelayedWork<QpInner, 1>,
+    pub(in crate::transport) retransmit: DelayedWork<QpInner, 1>,
     /// The RNR wait.
     #[pin]
-    rnr: DelayedWork<QpInner, 2>,
+    pub(in crate::transport) rnr: DelayedWork<QpInner, 2>,
     /// Whether `task`, `retransmit` and `rnr` may still be queued: every
     /// queueing happens under this lock and only while it says so, and
     /// `destroy` closes it before cancelling them. So once `destroy`
     /// returns, no work item or timer holds the QP (see design.rst,
     /// "Lifetimes").
     #[pin]
-    deferrals: SpinLockIrq<bool>,
+    pub(in crate::transport) deferrals: SpinLockIrq<bool>,
     /// The requester's run (`kick`), on one CPU at a time.
     pub(in crate::transport) runner: RunOnce,
     /// The flush of a QP in ERR (`flush_queues`), likewise.
-    flusher: RunOnce,
+    pub(in crate::transport) flusher: RunOnce,
     /// The socket buffers this QP has in the IP stack.
-    tx: SkbAccount<QpInner>,
+    pub(in crate::transport) tx: SkbAccount<QpInner>,
     /// How many multicast groups the QP is attached to (`crate::transport::mcast`).
-    mcast_groups: AtomicU32,
+    pub(in crate::transport) mcast_groups: AtomicU32,
 }
 
 /// The driver data of a QP.

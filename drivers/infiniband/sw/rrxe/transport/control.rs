@@ -5,15 +5,18 @@
 //! [`logic::qp_state`](crate::logic::qp_state)), `query_qp`, `post_send`,
 //! `post_recv` and `destroy_qp`. They run in process context and take the
 //! QP's locks like the data path; they stay beside it, in the transport,
-//! because they build the pinned QP and take its private locks (the state,
-//! the rings, the gate of deferred work), which the verbs layer cannot
-//! reach. `verbs::device` calls them.
+//! because they build the pinned QP and take its locks (the state, the
+//! rings, the gate of deferred work), which the verbs layer cannot reach.
+//! `verbs::device` calls them.
+//!
+//! They sit at the top of the transport, above the engine, not in the
+//! QP's own module ([`qp`](crate::transport::qp)) with the rooms they
+//! use: `post_send` runs the requester ([`QpInner::kick`]), so they need
+//! the engine, which needs the roles, which need the QP's rooms. In `qp`
+//! they would close that chain into a cycle; here every import points
+//! down: control names the engine and `qp` (and the roles' state types, to
+//! build a QP), and nothing names control but the verbs layer above.
 
-use super::{
-    attr::{apply, check_attrs, initial_attr, MTU_RANGE},
-    run_once::RunOnce,
-    QpInner, QpState_,
-};
 use crate::{
     dev::ah::RrxeAh,
     dev::params,
@@ -35,6 +38,7 @@ use crate::{
     queues::post::{self, SendLimits},
     queues::queue::SharedQueue,
     queues::srq::SrqInner,
+    transport::qp::{apply, check_attrs, initial_attr, QpInner, QpState_, RunOnce, MTU_RANGE},
     transport::resp::RespState,
     transport::send::SendState,
     transport::shared::Shared,
