@@ -125,7 +125,8 @@ pub(crate) struct QpInner {
     pub(in crate::transport) flusher: RunOnce,
     /// The socket buffers this QP has in the IP stack.
     pub(in crate::transport) tx: SkbAccount<QpInner>,
-    /// How many multicast groups the QP is attached to (`crate::transport::mcast`).
+    /// How many multicast groups the QP is attached to (the device's
+    /// multicast table counts them here).
     pub(in crate::transport) mcast_groups: AtomicU32,
 }
 

@@ -11,13 +11,14 @@
 //! NAK, never a copy.
 //!
 //! The responder's state is [`state`] (a field of the QP's locked state,
-//! below the QP); this file hands each request to its QP type's rules: [`rc`] (in order, ACKed), [`uc`] (in order, lost
-//! messages dropped) and [`ud`] (datagrams). What they share has a file
-//! each: [`place`] puts SEND and WRITE packets into memory, [`recv_wqe`]
-//! takes and completes receive WQEs, [`read`] and [`atomic`] execute READs
-//! and atomics into the responder resources, [`read`] also sending the
-//! READ responses and whatever waits behind them, [`duplicate`] answers
-//! requests again, [`ack`] builds the ACKs and the other short answers.
+//! below the QP); this file hands each request to its QP type's rules:
+//! [`rc`] (in order, ACKed), [`uc`] (in order, lost messages dropped) and
+//! [`ud`] (datagrams). What they share has a file each: [`place`] puts
+//! SEND and WRITE packets into memory, [`recv_wqe`] takes and completes
+//! receive WQEs, [`read`] and [`atomic`] execute READs and atomics into the
+//! responder resources, [`read`] also sending the READ responses and
+//! whatever waits behind them, [`duplicate`] answers requests again,
+//! [`ack`] builds the ACKs and the other short answers.
 
 mod ack;
 mod atomic;

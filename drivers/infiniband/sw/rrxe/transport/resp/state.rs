@@ -4,13 +4,12 @@
 //! receive WQE in use, the READ and atomic resources and the answers held
 //! back behind READ responses.
 //!
-//! It is a field of the QP's locked state
-//! ([`QpState_`](crate::transport::qp::QpState_)), so it sits below the QP,
-//! as the send side's [`SendState`](crate::transport::send::state::SendState)
-//! does: it names nothing of the transport, and the QP names only this file
-//! of the responder. Its fields are the responder's alone (visible in
-//! `resp` only); the responder's code, in the other files of `resp`, is a
-//! function of the QP's context and state and sits above the QP.
+//! It is a field of the QP's locked state (`qp::QpState_`), so it sits
+//! below the QP, as the send side's `SendState` does: it names nothing of
+//! the transport, and the QP names only this file of the responder. Its
+//! fields are the responder's alone (visible in `resp` only); the
+//! responder's code, in the other files of `resp`, is a function of the
+//! QP's context and state and sits above the QP.
 
 use crate::{
     logic::resp::ReadReq,
@@ -148,14 +147,14 @@ impl RespState {
     }
 
     /// Whether READ responses (or answers behind them) still wait to be
-    /// sent: the engine then has [`send_read_responses`](super::send_read_responses) run again.
+    /// sent: the engine then has `send_read_responses` run again.
     pub(crate) fn reads_pending(&self) -> bool {
         self.reads_pending
     }
 
     /// Back to the state of a fresh QP: no message, resource or answer in
     /// progress. `psn` is set with the attributes; `reads_pending` is left
-    /// for the next [`send_read_responses`](super::send_read_responses) to clear, which finds nothing
+    /// for the next `send_read_responses` to clear, which finds nothing
     /// owed any more.
     pub(crate) fn reset(&mut self) {
         self.msn = 0;

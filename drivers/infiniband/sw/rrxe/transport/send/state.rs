@@ -5,11 +5,10 @@
 //! rule it carries, so that the two roles read it and ask for changes but
 //! never write it themselves.
 //!
-//! It is a field of the QP's locked state
-//! ([`QpState_`](crate::transport::qp::QpState_)), so it sits below the QP,
-//! with the flights it holds (`flights.rs`): neither names anything of the
-//! transport, and the QP names only this file of the send side. The roles
-//! that use it (`req.rs`, `comp.rs`) sit above the QP.
+//! It is a field of the QP's locked state (`qp::QpState_`), so it sits
+//! below the QP, with the flights it holds (`flights.rs`): neither names
+//! anything of the transport, and the QP names only this file of the send
+//! side. The roles that use it (`req.rs`, `comp.rs`) sit above the QP.
 
 use super::flights::{Flight, FlightOp, Flights};
 use crate::{
