@@ -51,6 +51,23 @@ pub(crate) struct Completion {
     pub(crate) network_hdr_type: u32,
 }
 
+/// What posting a completion with [`CqInner::post_quiet`] leaves its
+/// caller to do once it has dropped its own locks: a QP posts under its
+/// lock, where no consumer's handler may be called.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Posted {
+    /// Queued; nothing is due.
+    Queued,
+    /// Queued, and the consumer's completion handler is due
+    /// ([`CqInner::notify`]).
+    Notify,
+    /// The CQ was full: the completion is lost, and `IB_EVENT_CQ_ERR` is
+    /// due ([`CqInner::report_overflow`]), once per lost completion.
+    Overflow,
+    /// The CQ was destroyed: the completion is dropped, nothing is due.
+    Gone,
+}
+
 /// `wc_flags` only kernel consumers get. `ib_uverbs_wc` has no network
 /// header type, rxe's user completions never carry the flag, and its bit
 /// means `IBV_WC_TM_DATA_VALID` to rdma-core.
@@ -327,11 +344,11 @@ impl CqInner {
         Ok(cap)
     }
 
-    /// Queues a completion of `qp` and leaves calling the consumer's
-    /// handler to the caller (after it drops its own locks): returns
-    /// whether to call [`CqInner::notify`]. A full CQ loses the completion,
-    /// reports `IB_EVENT_CQ_ERR` and answers `EBUSY` (as rxe).
-    pub(crate) fn post_quiet(&self, c: &Completion, qp: QpHandle) -> Result<bool> {
+    /// Queues a completion of `qp` and leaves calling the consumer (its
+    /// handler, or its event handler for a full CQ) to the caller, after it
+    /// drops its own locks: the answer says what is due. A full CQ loses
+    /// the completion (as rxe, which also reports `IB_EVENT_CQ_ERR`).
+    pub(crate) fn post_quiet(&self, c: &Completion, qp: QpHandle) -> Posted {
         self.post_solicited_quiet(c, qp, false)
     }
 
@@ -341,29 +358,35 @@ impl CqInner {
         c: &Completion,
         qp: QpHandle,
         solicited: bool,
-    ) -> Result<bool> {
+    ) -> Posted {
         let mut st = self.state.lock();
         let queued = match &mut st.slots {
             Slots::User(q) => q.push(&c.to_user()),
             Slots::Kernel(r) => r.push(c.to_kernel(qp)),
-            Slots::Gone => return Err(EINVAL),
+            Slots::Gone => return Posted::Gone,
         };
         if queued.is_err() {
-            drop(st);
-            self.handle.event(Event::CqError);
-            return Err(EBUSY);
+            return Posted::Overflow;
         }
         let fire = st.notify == IB_CQ_NEXT_COMP || (st.notify != 0 && solicited);
         if fire {
             st.notify = 0;
+            return Posted::Notify;
         }
-        Ok(fire)
+        Posted::Queued
     }
 
     /// Calls the consumer's completion handler. Never with the CQ's lock
     /// held: a kernel consumer may poll from its handler.
     pub(crate) fn notify(&self) {
         self.handle.completion();
+    }
+
+    /// Reports `IB_EVENT_CQ_ERR` for a completion [`Posted::Overflow`]
+    /// lost. Never with the CQ's lock or a QP's held: the consumer's event
+    /// handler may call back into the driver.
+    pub(crate) fn report_overflow(&self) {
+        self.handle.event(Event::CqError);
     }
 
     /// `destroy_cq`: releases the ring now (a user ring's mmap entry

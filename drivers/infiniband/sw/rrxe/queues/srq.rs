@@ -20,6 +20,13 @@ use kernel::{
     sync::{Arc, SpinLockIrq},
 };
 
+/// A receive taken from an SRQ ([`SrqInner::take`]).
+pub(crate) struct Taken {
+    /// The SRQ fell below its armed limit, which is now disarmed:
+    /// `IB_EVENT_SRQ_LIMIT_REACHED` is due ([`SrqInner::report_limit`]).
+    pub(crate) limit_reached: bool,
+}
+
 /// SRQ numbers start here, as in rxe.
 const FIRST_SRQN: u32 = 0x0002_0001;
 
@@ -136,23 +143,28 @@ impl SrqInner {
     }
 
     /// Takes the oldest receive for a QP's message, copying it into `dst`;
-    /// `false` if there is none. Crossing below the armed limit reports
-    /// `IB_EVENT_SRQ_LIMIT_REACHED` once and disarms it (IBA o10-16).
-    pub(crate) fn take(&self, dst: &mut [u8]) -> bool {
+    /// `None` if there is none. Crossing below the armed limit disarms it
+    /// and makes `IB_EVENT_SRQ_LIMIT_REACHED` due, once (IBA o10-16): the
+    /// caller reports it ([`SrqInner::report_limit`]) after it dropped its
+    /// own locks, since a QP takes receives under its lock.
+    pub(crate) fn take(&self, dst: &mut [u8]) -> Option<Taken> {
         let mut st = self.state.lock();
         if !st.queue.peek(dst) {
-            return false;
+            return None;
         }
         st.queue.pop();
-        let fire = st.limit != 0 && st.queue.count() < st.limit;
-        if fire {
+        let limit_reached = st.limit != 0 && st.queue.count() < st.limit;
+        if limit_reached {
             st.limit = 0;
         }
-        drop(st);
-        if fire {
-            self.handle.event(Event::SrqLimitReached);
-        }
-        true
+        Some(Taken { limit_reached })
+    }
+
+    /// Reports `IB_EVENT_SRQ_LIMIT_REACHED`, which a [`Taken`] said is due.
+    /// Never with the SRQ's lock or a QP's held: the consumer's event
+    /// handler may post receives or re-arm the limit.
+    pub(crate) fn report_limit(&self) {
+        self.handle.event(Event::SrqLimitReached);
     }
 
     /// `post_srq_recv` from a kernel consumer.

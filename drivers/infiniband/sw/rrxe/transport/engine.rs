@@ -144,14 +144,24 @@ impl QpInner {
     }
 
     /// Carries out what a pass decided, with no lock of the QP held, in
-    /// this order: send the packets; call the send CQ's handler, then the
-    /// receive CQ's; queue the retransmit timer; queue the end of an RNR
-    /// wait; report SQ drained; flush the queues into ERR. The packets
-    /// leave before anything else, so the answers and requests a pass
-    /// built go out even when it also failed the QP, and the consumer
-    /// hears of completions before the flush completes the rest in error.
+    /// the order [`Effects`] gives: send the packets; report the SRQ's
+    /// limit, then each completion a full send CQ lost, then each a full
+    /// receive CQ lost; call the send CQ's handler, then the receive CQ's;
+    /// queue the retransmit timer; queue the end of an RNR wait; report SQ
+    /// drained; flush the queues into ERR.
     fn apply(self: &Arc<Self>, fx: &mut Effects, ndev: &NetDev) {
         fx.out.flush(ndev, &self.dev.counters, self);
+        if fx.srq_limit_reached {
+            if let Some(srq) = &self.srq {
+                srq.report_limit();
+            }
+        }
+        for _ in 0..fx.send_cq_overflows {
+            self.send_cq.report_overflow();
+        }
+        for _ in 0..fx.recv_cq_overflows {
+            self.recv_cq.report_overflow();
+        }
         if fx.notify_send {
             self.send_cq.notify();
         }

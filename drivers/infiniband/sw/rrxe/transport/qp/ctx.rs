@@ -56,15 +56,16 @@ pub(crate) struct QpCtx<'a> {
     /// The port's counters: atomics, no lock.
     pub(crate) counters: &'a Counters,
     /// Where send WQEs complete. Posting takes the CQ's lock, which nests
-    /// inside the QP's and the SQ's; the completion handler is called only
-    /// after the QP's lock (through the `Effects`).
+    /// inside the QP's and the SQ's; the completion handler, and the error
+    /// event of a full CQ, are called only after the QP's lock (through the
+    /// `Effects`).
     pub(crate) send_cq: &'a CqInner,
     /// Where receive WQEs complete; as `send_cq`, inside the RQ's lock.
     pub(crate) recv_cq: &'a CqInner,
     /// The SRQ receives come from, if any. Taking a receive takes the
     /// SRQ's lock, inside the QP's and the RQ's (the SRQ never takes a
-    /// QP's lock); the limit event it may report is raised after the SRQ's
-    /// lock, but still under the QP's.
+    /// QP's lock); the limit event it may make due is reported only after
+    /// the QP's lock (through the `Effects`).
     pub(crate) srq: Option<&'a SrqInner>,
     /// The core's QP, named in kernel completions.
     pub(crate) handle: QpHandle,

@@ -11,9 +11,20 @@ use super::QpInner;
 use crate::{
     ffi::ib::Event,
     logic::wc::WcStatus,
-    queues::cq::{Completion, CqInner},
+    queues::cq::{Completion, CqInner, Posted},
     queues::queue::SharedQueue,
 };
+
+/// What flushing one queue into its CQ leaves due once the queue's lock is
+/// dropped.
+#[derive(Default)]
+struct Drained {
+    /// The CQ's handler is to be called.
+    notify: bool,
+    /// The CQ was full: its error event is to be reported (once: the rest
+    /// of the queue is dropped unread).
+    overflow: bool,
+}
 
 impl QpInner {
     /// On entering RESET: drops what was posted, without completions, and
@@ -58,16 +69,26 @@ impl QpInner {
             return;
         }
         loop {
+            // Each CQ's error event, if it overflowed, is reported as soon
+            // as the queue's lock is dropped, before the handlers.
             let send = (*self.sq.lock())
                 .as_mut()
-                .is_some_and(|sq| self.drain_into(sq, &self.send_cq));
+                .map(|sq| self.drain_into(sq, &self.send_cq))
+                .unwrap_or_default();
+            if send.overflow {
+                self.send_cq.report_overflow();
+            }
             let recv = (*self.rq.lock())
                 .as_mut()
-                .is_some_and(|rq| self.drain_into(rq, &self.recv_cq));
-            if send {
+                .map(|rq| self.drain_into(rq, &self.recv_cq))
+                .unwrap_or_default();
+            if recv.overflow {
+                self.recv_cq.report_overflow();
+            }
+            if send.notify {
                 self.send_cq.notify();
             }
-            if recv {
+            if recv.notify {
                 self.recv_cq.notify();
             }
             if self.flusher.finish() {
@@ -77,11 +98,11 @@ impl QpInner {
     }
 
     /// Consumes the elements of `q`, completing each in error on `cq`
-    /// until the CQ is full. Returns whether the CQ's handler is to be
-    /// called (by the caller, once it dropped the queue's lock). Both WQE
-    /// layouts start with the consumer's 64-bit `wr_id`.
-    fn drain_into(&self, q: &mut SharedQueue, cq: &CqInner) -> bool {
-        let mut fire = false;
+    /// until the CQ is full. Returns what is due on the CQ (by the caller,
+    /// once it dropped the queue's lock). Both WQE layouts start with the
+    /// consumer's 64-bit `wr_id`.
+    fn drain_into(&self, q: &mut SharedQueue, cq: &CqInner) -> Drained {
+        let mut due = Drained::default();
         q.drain(|head| {
             let c = Completion {
                 wr_id: u64::from_ne_bytes(*head),
@@ -90,14 +111,21 @@ impl QpInner {
                 ..Default::default()
             };
             match cq.post_quiet(&c, self.handle) {
-                Ok(f) => {
-                    fire |= f;
+                Posted::Queued => true,
+                Posted::Notify => {
+                    due.notify = true;
                     true
                 }
-                // Full: the rest are dropped unread.
-                Err(_) => false,
+                // Full: this completion is lost and the rest are dropped
+                // unread.
+                Posted::Overflow => {
+                    due.overflow = true;
+                    false
+                }
+                // Gone: the rest are dropped unread.
+                Posted::Gone => false,
             }
         });
-        fire
+        due
     }
 }

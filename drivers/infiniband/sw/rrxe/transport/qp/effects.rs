@@ -3,19 +3,41 @@
 //! What the roles decide under a QP's lock but may only carry out once it
 //! is dropped, gathered in one place: [`Effects`].
 //!
-//! Sending a packet, calling a CQ's handler (a kernel consumer may post
-//! from it), queueing a timer and flushing the queues into ERR all take
-//! other locks or call out of the driver, so none of them may happen
-//! under the QP's lock. The engine makes an `Effects` on its stack, hands
-//! it to the roles with the QP's read-only context
-//! ([`QpCtx`](super::QpCtx)) and the locked state,
-//! [settles](Effects::settle) it against the state before the lock is
-//! dropped, and carries it out after (`QpInner::apply`, which gives the
-//! order). The roles only record; nothing here acts, so a
-//! role can be run and its decisions read without the engine.
+//! Sending a packet, reporting an asynchronous event or calling a CQ's
+//! handler (a kernel consumer may post, poll or modify from either),
+//! queueing a timer and flushing the queues into ERR all take other locks
+//! or call out of the driver, so none of them may happen under the QP's
+//! lock. The engine makes an `Effects` on its stack, hands it to the roles
+//! with the QP's read-only context ([`QpCtx`](super::QpCtx)) and the
+//! locked state, [settles](Effects::settle) it against the state before
+//! the lock is dropped, and carries it out after (`QpInner::apply`). The
+//! roles only record; nothing here acts, so a role can be run and its
+//! decisions read without the engine.
+//!
+//! Once the lock is dropped, the effects are carried out in this order:
+//!
+//! 1. the packets, in the order built ([`Effects::out`]): the answers
+//!    and requests a pass built leave even when it also failed the QP;
+//! 2. the asynchronous events the pass raised, in the order the roles
+//!    raise them: the SRQ's limit reached (taken at the start of a
+//!    message, before its completion), then each completion lost to a
+//!    full send CQ, then each lost to a full receive CQ (a pass posts to
+//!    one of the two: the completer to the send CQ, the responder to the
+//!    receive CQ). They precede the handlers, as they did when they were
+//!    raised under the lock, so a consumer hears that its CQ overflowed
+//!    before its handler polls it;
+//! 3. the send CQ's handler, then the receive CQ's;
+//! 4. queueing the retransmit timer, then the end of an RNR wait;
+//! 5. SQ drained (`IB_EVENT_SQ_DRAINED`);
+//! 6. the flush into ERR, last: the consumer hears of the completions the
+//!    pass posted before the flush completes the rest in error.
 
 use super::QpState_;
-use crate::{logic::qp_state::QpState, transport::xmit::Outbox};
+use crate::{
+    logic::qp_state::QpState,
+    queues::{cq::Posted, srq::Taken},
+    transport::xmit::Outbox,
+};
 
 /// The effects of one pass under a QP's lock: recorded by the roles, then
 /// settled against the state under the lock and carried out after it.
@@ -23,6 +45,15 @@ use crate::{logic::qp_state::QpState, transport::xmit::Outbox};
 pub(crate) struct Effects {
     /// The packets built, to send in order.
     pub(crate) out: Outbox,
+    /// A receive taken from the SRQ crossed its armed limit:
+    /// `IB_EVENT_SRQ_LIMIT_REACHED` is due (at most once a pass: a pass
+    /// starts at most one message).
+    pub(in crate::transport) srq_limit_reached: bool,
+    /// Completions the send CQ lost, being full: as many
+    /// `IB_EVENT_CQ_ERR` are due.
+    pub(in crate::transport) send_cq_overflows: u32,
+    /// Completions the receive CQ lost, being full: likewise.
+    pub(in crate::transport) recv_cq_overflows: u32,
     /// A completion on the send CQ asks for its handler.
     pub(in crate::transport) notify_send: bool,
     /// A completion on the receive CQ asks for its handler.
@@ -49,6 +80,9 @@ impl Effects {
     pub(crate) const fn new() -> Self {
         Self {
             out: Outbox::new(),
+            srq_limit_reached: false,
+            send_cq_overflows: 0,
+            recv_cq_overflows: 0,
             notify_send: false,
             notify_recv: false,
             enter_error: false,
@@ -59,14 +93,29 @@ impl Effects {
         }
     }
 
-    /// A send completion was posted; `fire`: its CQ's handler is due.
-    pub(crate) fn send_completed(&mut self, fire: bool) {
-        self.notify_send |= fire;
+    /// A send completion was posted: records what its CQ said is due
+    /// (its handler, or the error event of a full CQ).
+    pub(crate) fn send_completed(&mut self, posted: Posted) {
+        match posted {
+            Posted::Notify => self.notify_send = true,
+            Posted::Overflow => self.send_cq_overflows = self.send_cq_overflows.saturating_add(1),
+            Posted::Queued | Posted::Gone => {}
+        }
     }
 
-    /// A receive completion was posted; `fire`: its CQ's handler is due.
-    pub(crate) fn recv_completed(&mut self, fire: bool) {
-        self.notify_recv |= fire;
+    /// A receive completion was posted: likewise, for the receive CQ.
+    pub(crate) fn recv_completed(&mut self, posted: Posted) {
+        match posted {
+            Posted::Notify => self.notify_recv = true,
+            Posted::Overflow => self.recv_cq_overflows = self.recv_cq_overflows.saturating_add(1),
+            Posted::Queued | Posted::Gone => {}
+        }
+    }
+
+    /// A receive was taken from the SRQ: records whether it crossed the
+    /// SRQ's limit, whose event is then due.
+    pub(crate) fn srq_taken(&mut self, taken: &Taken) {
+        self.srq_limit_reached |= taken.limit_reached;
     }
 
     /// The QP is to enter ERR: a completion failed, or the responder sent

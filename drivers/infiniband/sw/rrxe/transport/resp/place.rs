@@ -79,7 +79,7 @@ pub(super) fn place(
 ) -> Result<(), Placement> {
     let info = pkt.info();
     let needs_recv = info.is_send() || (info.is_last() && pkt.headers.immdt.is_some());
-    if needs_recv && !st.resp.have_recv && !take_recv(ctx, st, rq.as_deref_mut()) {
+    if needs_recv && !st.resp.have_recv && !take_recv(ctx, st, fx, rq.as_deref_mut()) {
         return Err(Placement::Rnr);
     }
     if info.is_write() {

@@ -26,11 +26,21 @@ use crate::{
 
 /// Takes a receive WQE for the message starting now: the oldest of the
 /// RQ (left there until the message completes) or one popped from the
-/// SRQ. `false` if there is none.
-pub(super) fn take_recv(ctx: &QpCtx<'_>, st: &mut QpState_, rq: Option<&mut SharedQueue>) -> bool {
+/// SRQ, whose limit event, if due, is left in `fx`. `false` if there is
+/// none.
+pub(super) fn take_recv(
+    ctx: &QpCtx<'_>,
+    st: &mut QpState_,
+    fx: &mut Effects,
+    rq: Option<&mut SharedQueue>,
+) -> bool {
     st.resp.recv_offset = 0;
     if let Some(srq) = ctx.srq {
-        let got = srq.take(&mut st.resp.recv);
+        let taken = srq.take(&mut st.resp.recv);
+        if let Some(t) = &taken {
+            fx.srq_taken(t);
+        }
+        let got = taken.is_some();
         st.resp.have_recv = got;
         st.resp.recv_from_srq = true;
         return got;
@@ -195,9 +205,5 @@ fn release_recv(
     if c.status == WcStatus::Success {
         ctx.counters.add(Counter::RdmaRecvs, 1);
     }
-    fx.recv_completed(
-        ctx.recv_cq
-            .post_solicited_quiet(c, ctx.handle, solicited)
-            .unwrap_or(false),
-    );
+    fx.recv_completed(ctx.recv_cq.post_solicited_quiet(c, ctx.handle, solicited));
 }

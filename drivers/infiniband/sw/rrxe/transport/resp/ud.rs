@@ -55,7 +55,7 @@ pub(super) fn on_ud(
         return;
     }
     let mut rq = rq;
-    if !take_recv(ctx, st, rq.as_deref_mut()) {
+    if !take_recv(ctx, st, fx, rq.as_deref_mut()) {
         return;
     }
     // The GRH and the payload must fit the receive before a byte is placed

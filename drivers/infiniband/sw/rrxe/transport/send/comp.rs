@@ -332,7 +332,7 @@ pub(crate) fn complete_done(
                 qp_num: ctx.qpn,
                 ..Default::default()
             };
-            fx.send_completed(ctx.send_cq.post_quiet(&c, ctx.handle).unwrap_or(false));
+            fx.send_completed(ctx.send_cq.post_quiet(&c, ctx.handle));
         }
         if failed {
             fx.enter_error();
