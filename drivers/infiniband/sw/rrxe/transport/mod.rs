@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The transport: a QP's engine and its roles.
+//! The transport: a QP, its roles and the engine that runs them.
 //!
 //! Sending ([`send`]): [`send::req`] turns send WQEs into request
 //! packets, [`xmit`] builds and sends them along the QP's
 //! [`Path`](crate::dev::path::Path), [`send::comp`] matches the answers
 //! and completes the WQEs; both work on one [`send::SendState`], which
 //! alone changes the send state they share. Receiving: [`resp`] executes
-//! requests against local memory and answers them. [`qp`] holds the QP's
-//! state; [`engine`] runs these roles on it, from packets and from its
-//! work items; [`flush`] is FLUSH and ATOMIC WRITE, both ways.
+//! requests against local memory and answers them. [`flush`] is FLUSH and
+//! ATOMIC WRITE, both ways. [`qp`] holds the QP; [`engine`] runs the roles
+//! on it, from packets and from its work items; [`control`] is the QP's
+//! verbs.
 //!
 //! A role is a function of three things the engine hands it under the
 //! QP's lock: the QP's narrow, read-only context ([`qp::QpCtx`]: what is
@@ -18,12 +19,32 @@
 //! ([`qp::Effects`]). It never sees the QP itself, so it can neither lock
 //! it again nor queue its work; and it carries out nothing that must wait
 //! for the lock to be dropped: it records it in the `Effects` (the
-//! packets it built, the CQ handlers to call, entering ERR, the
+//! packets it built, the events and CQ handlers due, entering ERR, the
 //! retransmit timer, an RNR wait, SQ drained), which the engine carries
-//! out, in a fixed order, once the lock is dropped.
+//! out, in the fixed order `Effects` gives, once the lock is dropped.
+//!
+//! Imports point one way, bottom up:
+//!
+//! - [`xmit`] (packets, the outbox) and the roles' own state,
+//!   [`send::state`] (with its flights) and [`resp::state`]: fields of the
+//!   QP's locked state, naming nothing else of the transport;
+//! - [`qp`]: the QP's own rooms (the object [`qp::QpInner`], its locked
+//!   state, context, effects collector, attributes, flush, run-once flag
+//!   and the gate of its deferred work);
+//! - the roles: [`send::req`], [`send::comp`], [`resp`]'s rules and
+//!   [`flush`]; they name `qp`'s context, state and effects, never the
+//!   engine or the verbs;
+//! - [`engine`]: packet dispatch, the requester's run, the work items and
+//!   timers, carrying out the effects; it alone names both the roles and
+//!   the QP's locks;
+//! - [`control`]: the QP's verbs, above the engine since `post_send` runs
+//!   the requester.
 //!
 //! The device state the QPs share is [`shared`] (with the QP and multicast
-//! tables the receive path above looks up, [`mcast`]).
+//! tables the receive path above looks up, [`mcast`]). It is the one
+//! exception: a QP keeps its device's `Shared` (for the counters, the
+//! memory tables and the netdev), and `Shared` holds the QPs in its tables,
+//! so `qp`, `shared` and `mcast` name each other.
 
 pub(crate) mod control;
 pub(crate) mod engine;

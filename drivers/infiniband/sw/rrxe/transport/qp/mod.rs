@@ -15,9 +15,14 @@
 //! - [`drain`]: emptying the queues on RESET and in ERR;
 //! - [`attr`]: checking and copying the attributes `modify_qp` sets.
 //!
-//! The QP's verbs (create, modify, query, post, destroy) are not here:
-//! `post_send` runs the requester, so they sit above the engine, in
-//! `transport/control.rs`.
+//! These are the QP's own rooms, below the roles: the roles name its
+//! context, state and effects collector, and nothing here names a role's
+//! code (only the roles' state types, in `send/state.rs` and
+//! `resp/state.rs`, which the locked state holds), the engine that runs
+//! them (`transport/engine.rs`: packets in, the requester's run, the work
+//! items and timers, the effects carried out) or the verbs. The QP's verbs
+//! (create, modify, query, post, destroy) are not here: `post_send` runs
+//! the requester, so they sit above the engine, in `transport/control.rs`.
 //!
 //! This file holds the object itself: its fields, their lock order, and
 //! the accessors the rest of the driver reads it by.
