@@ -45,9 +45,6 @@ mod rx;
 mod transport;
 mod verbs;
 
-#[cfg(CONFIG_KUNIT)]
-mod kunit;
-
 use ffi::{ib, net};
 use kernel::{prelude::*, ModuleMetadata};
 use rx::tunnel;
