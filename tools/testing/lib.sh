@@ -45,6 +45,27 @@ check_dmesg() {
 	check "$1" sh -c "dmesg | grep -Eq '$2'"
 }
 
+# The module's KUnit suites, each with its number of test cases. Each suite
+# is the `#[kunit_tests]` module of one source file, named after its path
+# (mem/mr.rs: rrxe_mem_mr); the drop-in build adds `_dropin` to every name
+# (Documentation/testing.rst, "KUnit"). A test added to the driver is
+# counted here.
+RRXE_KUNIT_SUITES="rrxe_proto_icrc:1 rrxe_proto_mtu:1 rrxe_ib:1 rrxe_dev_params:2
+	rrxe_mem_mr:6 rrxe_mem_mw:1 rrxe_net_skb:2 rrxe_net_udp_tunnel:3 rrxe_net_route:1
+	rrxe_rt_time:2 rrxe_rt_work:3"
+
+# check_kunit [SUFFIX [NOTE]]: every suite of RRXE_KUNIT_SUITES, its name
+# ending in SUFFIX, ran when the module loaded and passed all its cases.
+check_kunit() {
+	local entry suite n
+	for entry in $RRXE_KUNIT_SUITES; do
+		suite=${entry%:*}${1:-}
+		n=${entry#*:}
+		check_dmesg "KUnit suite $suite ran and passed ($n cases)${2:+ ($2)}" \
+			"# $suite: pass:$n fail:0"
+	done
+}
+
 # The number of RDMA links of driver type rrxe (by device name prefix) or all.
 link_count() { rdma link show 2>/dev/null | grep -c "^link ${1:-}"; }
 

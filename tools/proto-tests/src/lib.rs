@@ -14,12 +14,12 @@ extern crate std;
 
 // Nothing in this library uses the protocol items outside `cfg(test)`, as
 // in the driver before its users are written.
-#[allow(dead_code)]
+#[expect(dead_code)]
 #[path = "../../../drivers/infiniband/sw/rrxe/proto/mod.rs"]
 pub mod proto;
 
 // The control-path logic, likewise compiled unchanged from the driver tree.
-#[allow(dead_code)]
+#[expect(dead_code)]
 #[path = "../../../drivers/infiniband/sw/rrxe/logic/mod.rs"]
 pub mod logic;
 

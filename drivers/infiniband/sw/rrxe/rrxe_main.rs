@@ -32,21 +32,18 @@ mod events;
 mod ffi;
 mod link;
 // Pure verbs and transport rules; not every helper is used by the driver.
-#[allow(dead_code)]
+#[expect(dead_code)]
 mod logic;
 mod mem;
 mod names;
 // The whole wire format, including what the driver does not send yet.
-#[allow(dead_code)]
+#[expect(dead_code)]
 mod proto;
 mod queues;
 mod registry;
 mod rx;
 mod transport;
 mod verbs;
-
-#[cfg(CONFIG_KUNIT)]
-mod kunit;
 
 use ffi::{ib, net};
 use kernel::{prelude::*, ModuleMetadata};

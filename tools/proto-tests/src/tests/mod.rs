@@ -20,6 +20,7 @@ mod psn;
 mod qp_state;
 mod queue;
 mod resp;
+mod ring;
 mod segment;
 mod wc;
 mod wqe;

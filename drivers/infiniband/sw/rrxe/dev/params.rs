@@ -127,3 +127,29 @@ pub(crate) fn guid_for(mac: Option<[u8; 6]>) -> u64 {
     let mac = mac.unwrap_or_else(ib::random_mac);
     u64::from_ne_bytes(ib::guid_from_mac(&mac))
 }
+
+// The drop-in build names its suites apart (crate::names).
+#[cfg_attr(not(dropin), kernel::prelude::kunit_tests(rrxe_dev_params))]
+#[cfg_attr(dropin, kernel::prelude::kunit_tests(rrxe_dev_params_dropin))]
+mod tests {
+    use super::{fill_device_attr, guid_for, VENDOR_ID};
+    use crate::ffi::ib;
+
+    #[test]
+    fn random_guid_when_no_mac() {
+        // Two devices without MACs must not share a GUID.
+        assert_ne!(guid_for(None), guid_for(None));
+    }
+
+    #[test]
+    fn device_attr_allows_user_unregistration() {
+        let mut attr = ib::DeviceAttr::default();
+        fill_device_attr(&mut attr, 0);
+        assert_ne!(
+            attr.kernel_cap_flags & u64::from(ib::consts::IBK_ALLOW_USER_UNREG),
+            0
+        );
+        assert_eq!(attr.vendor_id, VENDOR_ID);
+        assert_eq!(attr.max_qp_rd_atom, 128);
+    }
+}

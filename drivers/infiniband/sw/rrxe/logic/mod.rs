@@ -13,6 +13,8 @@
 //!   `modify_qp` transitions the IB core allows.
 //! - [`queue`]: index arithmetic for the rings shared with user space,
 //!   safe against any index a user writes.
+//! - [`ring`]: the fixed-capacity FIFO behind the driver's private rings
+//!   (flights, a kernel CQ's completions, responder resources).
 //! - [`keys`]: MR and MW L_Key/R_Key layout, ranges and reuse.
 //! - [`mr`]: registration access flags, and the bounds and permission
 //!   check every use of a memory region goes through.
@@ -44,6 +46,7 @@ pub(crate) mod mw;
 pub(crate) mod qp_state;
 pub(crate) mod queue;
 pub(crate) mod resp;
+pub(crate) mod ring;
 pub(crate) mod segment;
 pub(crate) mod wc;
 pub(crate) mod wqe;

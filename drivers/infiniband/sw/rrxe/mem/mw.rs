@@ -339,3 +339,40 @@ pub(crate) fn local_op(ctx: MemCtx<'_>, op: &SendOp) -> Option<WcResult> {
         _ => None,
     }
 }
+
+// The drop-in build names its suites apart (crate::names).
+#[cfg_attr(not(dropin), kunit_tests(rrxe_mem_mw))]
+#[cfg_attr(dropin, kunit_tests(rrxe_mem_mw_dropin))]
+mod tests {
+    use super::{MwState, MwTable};
+    use crate::{ffi::ib, logic::keys::KeyKind};
+    use kernel::prelude::*;
+
+    #[test]
+    fn mw_alloc_gives_fresh_rkeys_in_the_mw_range() {
+        let Ok(table) = KBox::pin_init(MwTable::new_mws(), GFP_KERNEL) else {
+            panic!("no memory for the table");
+        };
+        let (Ok(one), Ok(two)) = (
+            table.alloc(7, ib::consts::IB_MW_TYPE_1),
+            table.alloc(7, ib::consts::IB_MW_TYPE_2),
+        ) else {
+            panic!("alloc failed");
+        };
+        assert_eq!(
+            one.describe(),
+            (ib::consts::IB_MW_TYPE_1, 7, MwState::Valid)
+        );
+        assert_eq!(two.describe(), (ib::consts::IB_MW_TYPE_2, 7, MwState::Free));
+        for mw in [&one, &two] {
+            assert!(KeyKind::Mw.contains_index(mw.rkey() >> 8));
+        }
+        assert_ne!(one.rkey(), two.rkey());
+        assert!(table.alloc(7, 3).is_err());
+        let stale = one.rkey();
+        table.remove(&one);
+        assert!(table.get(stale).is_none());
+        assert!(table.get(two.rkey()).is_some());
+        table.remove(&two);
+    }
+}

@@ -316,3 +316,28 @@ pub(crate) fn verify(
         Err(IcrcError::Mismatch { computed, received })
     }
 }
+
+// In the module only: the kernel's CRC-32 against the reference table.
+// The drop-in build names its suites apart (crate::names). `proto` is
+// also built on the host, where neither the test nor the macro exists.
+#[cfg(CONFIG_KUNIT)]
+#[cfg_attr(not(dropin), kernel::prelude::kunit_tests(rrxe_proto_icrc))]
+#[cfg_attr(dropin, kernel::prelude::kunit_tests(rrxe_proto_icrc_dropin))]
+mod tests {
+    use super::{crc32_le, crc32_le_table};
+
+    #[test]
+    fn kernel_crc32_matches_the_reference_table() {
+        let mut data = [0u8; 1500];
+        for (i, b) in data.iter_mut().enumerate() {
+            *b = (i * 7 + 3) as u8;
+        }
+        for len in [0usize, 1, 7, 64, 1024, 1500] {
+            let bytes = &data[..len];
+            assert_eq!(
+                crc32_le(0xdebb_20e3, bytes),
+                crc32_le_table(0xdebb_20e3, bytes)
+            );
+        }
+    }
+}

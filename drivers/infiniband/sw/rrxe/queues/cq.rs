@@ -15,6 +15,7 @@ use crate::{
     },
     logic::{
         queue::{QueueType, Ring},
+        ring::FixedRing,
         wc::{WcFlags, WcOpcode, WcStatus},
     },
     queues::queue::SharedQueue,
@@ -125,9 +126,8 @@ impl Completion {
 
 /// A kernel consumer's completions, oldest first.
 struct KernelRing {
-    wcs: KVec<QueuedWc>,
-    head: usize,
-    len: usize,
+    /// The completions `poll_cq` has not taken yet.
+    wcs: FixedRing<KVec<QueuedWc>>,
 }
 
 impl KernelRing {
@@ -135,39 +135,30 @@ impl KernelRing {
     /// both report the same capacity).
     fn new(entries: u32) -> Result<Self> {
         let ring = Ring::new(entries, cqe_size() as u32).map_err(|_| EINVAL)?;
+        let slots = KVec::from_elem(QueuedWc::default(), ring.capacity() as usize, GFP_KERNEL)?;
         Ok(Self {
-            wcs: KVec::from_elem(QueuedWc::default(), ring.capacity() as usize, GFP_KERNEL)?,
-            head: 0,
-            len: 0,
+            wcs: FixedRing::new(slots),
         })
     }
 
+    /// How many completions it can hold (below `MAX_CQE`: fits a `u32`).
     fn capacity(&self) -> u32 {
+        self.wcs.capacity() as u32
+    }
+
+    /// How many completions wait.
+    fn len(&self) -> u32 {
         self.wcs.len() as u32
     }
 
+    /// Queues `wc`; `EBUSY` when full (the completion is lost).
     fn push(&mut self, wc: QueuedWc) -> Result {
-        let cap = self.wcs.len();
-        if self.len == cap {
-            return Err(EBUSY);
-        }
-        let slot = self
-            .wcs
-            .get_mut((self.head + self.len) % cap)
-            .ok_or(EINVAL)?;
-        *slot = wc;
-        self.len += 1;
-        Ok(())
+        self.wcs.push_back(wc).map_err(|_| EBUSY)
     }
 
+    /// Takes the oldest completion.
     fn pop(&mut self) -> Option<QueuedWc> {
-        if self.len == 0 {
-            return None;
-        }
-        let wc = *self.wcs.get(self.head)?;
-        self.head = (self.head + 1) % self.wcs.len();
-        self.len -= 1;
-        Some(wc)
+        self.wcs.pop_front()
     }
 }
 
@@ -190,7 +181,7 @@ impl CqState {
     fn count(&self) -> u32 {
         match &self.slots {
             Slots::User(q) => q.count(),
-            Slots::Kernel(r) => r.len as u32,
+            Slots::Kernel(r) => r.len(),
             Slots::Gone => 0,
         }
     }
@@ -331,7 +322,7 @@ impl CqInner {
         let Slots::Kernel(old) = &mut st.slots else {
             return Err(EINVAL);
         };
-        if old.len > new.wcs.len() {
+        if old.len() > new.capacity() {
             return Err(EINVAL);
         }
         while let Some(wc) = old.pop() {

@@ -145,3 +145,17 @@ pub(crate) fn rxe_device_on(dev: &crate::ffi::net::NetDev) -> bool {
     unsafe { crate::ffi::sys::ib_device_put(ibdev) };
     true
 }
+
+// The drop-in build names its suites apart (crate::names).
+#[cfg_attr(not(dropin), kernel::prelude::kunit_tests(rrxe_ib))]
+#[cfg_attr(dropin, kernel::prelude::kunit_tests(rrxe_ib_dropin))]
+mod tests {
+    use super::guid_from_mac;
+
+    #[test]
+    fn guid_is_eui64_of_mac() {
+        let guid = guid_from_mac(&[0x02, 0x11, 0x22, 0x33, 0x44, 0x55]);
+        // ff:fe in the middle, universal/local bit flipped.
+        assert_eq!(guid, [0x00, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x55]);
+    }
+}

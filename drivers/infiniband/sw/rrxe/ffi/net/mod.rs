@@ -17,9 +17,6 @@ mod skb;
 #[expect(dead_code)]
 mod udp_tunnel;
 
-#[cfg(CONFIG_KUNIT)]
-mod kunit;
-
 pub(crate) use addr::IpAddr;
 pub(crate) use netdev::{NetDev, NetDevRef};
 pub(crate) use netns::Net;

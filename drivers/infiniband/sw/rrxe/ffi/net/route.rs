@@ -213,3 +213,36 @@ impl IpHeader {
         }
     }
 }
+
+// The drop-in build names its suites apart (crate::names).
+#[cfg_attr(not(dropin), kunit_tests(rrxe_net_route))]
+#[cfg_attr(dropin, kunit_tests(rrxe_net_route_dropin))]
+mod tests {
+    use super::super::{send_udp, IpAddr, Net, SkBuff, UdpTx};
+    use kernel::error::code::EINVAL;
+
+    /// A port no one else uses in the test VM (nothing is sent to it).
+    const PORT_V4: u16 = 47_912;
+
+    #[test]
+    fn mixed_families_are_refused() {
+        let lo = Net::init().loopback();
+        let Ok(skb) = SkBuff::alloc_udp(lo, false, 8) else {
+            panic!("no memory")
+        };
+        let mut lo6 = IpAddr::default();
+        lo6.0[15] = 1;
+        let tx = UdpTx {
+            src: lo6,
+            dst: IpAddr::from_v4([127, 0, 0, 1]),
+            sport: 1,
+            dport: PORT_V4,
+            tos: 0,
+            ttl: 64,
+            flow_label: 0,
+        };
+        let mut sealed = false;
+        assert_eq!(send_udp(lo, skb, &tx, |_, _, _| sealed = true), Err(EINVAL));
+        assert!(!sealed);
+    }
+}

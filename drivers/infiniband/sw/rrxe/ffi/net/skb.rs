@@ -415,3 +415,138 @@ unsafe extern "C" fn write_space<T: SkbOwner>(sk: *mut sys::sock) {
         T::resume(owner);
     }
 }
+
+// The drop-in build names its suites apart (crate::names).
+#[cfg_attr(not(dropin), kunit_tests(rrxe_net_skb))]
+#[cfg_attr(dropin, kunit_tests(rrxe_net_skb_dropin))]
+mod tests {
+    use super::super::Net;
+    use super::{SkBuff, SkbAccount, SkbOwner};
+    use core::sync::atomic::{AtomicU32, Ordering};
+    use kernel::{
+        prelude::*,
+        sync::{Arc, ArcBorrow},
+    };
+
+    /// A QP's high mark (C rxe's `RXE_INFLIGHT_SKBS_PER_QP_HIGH`): its
+    /// sender pauses above it. Written out rather than taken from
+    /// `logic::flow` (whose marks the host tests check): `ffi/net` names
+    /// nothing of the driver.
+    const INFLIGHT_SKBS_HIGH: u32 = 64;
+    /// A QP's low mark (`RXE_INFLIGHT_SKBS_PER_QP_LOW`): a paused sender
+    /// resumes below it.
+    const INFLIGHT_SKBS_LOW: u32 = 16;
+
+    fn skbs_must_pause(in_flight: u32) -> bool {
+        in_flight > INFLIGHT_SKBS_HIGH
+    }
+
+    fn skbs_may_resume(in_flight: u32) -> bool {
+        in_flight < INFLIGHT_SKBS_LOW
+    }
+
+    /// An owner of transmitted buffers with a QP's marks, which counts how
+    /// often it is woken instead of scheduling work.
+    struct Sender {
+        /// The buffers charged to it.
+        tx: SkbAccount<Sender>,
+        /// How often the account woke it.
+        resumed: AtomicU32,
+    }
+
+    impl SkbOwner for Sender {
+        fn skb_account(&self) -> &SkbAccount<Self> {
+            &self.tx
+        }
+
+        fn must_pause(in_flight: u32) -> bool {
+            skbs_must_pause(in_flight)
+        }
+
+        fn may_resume(in_flight: u32) -> bool {
+            skbs_may_resume(in_flight)
+        }
+
+        fn resume(this: ArcBorrow<'_, Self>) {
+            this.resumed.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    fn sender() -> Arc<Sender> {
+        let Ok(tx) = SkbAccount::new() else {
+            panic!("no socket for the account");
+        };
+        let sender = Sender {
+            tx,
+            resumed: AtomicU32::new(0),
+        };
+        let Ok(sender) = Arc::new(sender, GFP_KERNEL) else {
+            panic!("no memory for the sender");
+        };
+        sender
+    }
+
+    /// Charges a new buffer to `s` and keeps it in `held` (unsent: freeing
+    /// it runs the same destructor as the IP stack's freeing it).
+    fn charge_one(s: &Arc<Sender>, held: &mut KVec<SkBuff>) {
+        let Ok(mut skb) = SkBuff::alloc_udp(Net::init().loopback(), false, 8) else {
+            panic!("no memory for a buffer");
+        };
+        s.tx.charge(s, &mut skb);
+        if held.push(skb, GFP_KERNEL).is_err() {
+            panic!("no memory to hold a buffer");
+        }
+    }
+
+    /// Charges buffers to `s` until it pauses, checking that it goes on
+    /// sending up to the high mark in flight and pauses one past it.
+    fn charge_until_paused(s: &Arc<Sender>, held: &mut KVec<SkBuff>) {
+        for n in 1..=INFLIGHT_SKBS_HIGH {
+            charge_one(s, held);
+            assert_eq!(s.tx.in_flight(), n);
+            assert!(!s.tx.must_pause());
+        }
+        charge_one(s, held);
+        assert_eq!(s.tx.in_flight(), INFLIGHT_SKBS_HIGH + 1);
+        assert!(s.tx.must_pause());
+    }
+
+    #[test]
+    fn skb_account_pauses_above_high_mark_and_resumes_below_low_mark() {
+        let s = sender();
+        let mut held = KVec::new();
+        charge_until_paused(&s, &mut held);
+        // Freeing down to the low mark does not wake it...
+        while s.tx.in_flight() > INFLIGHT_SKBS_LOW {
+            drop(held.pop());
+        }
+        assert_eq!(s.resumed.load(Ordering::SeqCst), 0);
+        // ...one below it does, once.
+        drop(held.pop());
+        assert_eq!(s.tx.in_flight(), INFLIGHT_SKBS_LOW - 1);
+        assert_eq!(s.resumed.load(Ordering::SeqCst), 1);
+        assert!(!s.tx.must_pause());
+        // An owner that did not pause again is not woken again.
+        held.clear();
+        assert_eq!(s.tx.in_flight(), 0);
+        assert_eq!(s.resumed.load(Ordering::SeqCst), 1);
+        // Gives back the reference the socket held on the owner.
+        s.tx.close();
+    }
+
+    #[test]
+    fn skb_account_charges_nothing_after_close() {
+        let s = sender();
+        let mut held = KVec::new();
+        charge_until_paused(&s, &mut held);
+        held.clear();
+        assert_eq!(s.resumed.load(Ordering::SeqCst), 1);
+        // Closed (as `destroy_qp` does), a buffer goes out uncharged: it
+        // is not counted and its freeing wakes nobody.
+        s.tx.close();
+        charge_one(&s, &mut held);
+        assert_eq!(s.tx.in_flight(), 0);
+        held.clear();
+        assert_eq!(s.resumed.load(Ordering::SeqCst), 1);
+    }
+}

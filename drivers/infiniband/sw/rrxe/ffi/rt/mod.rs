@@ -6,9 +6,6 @@
 pub(crate) mod time;
 pub(crate) mod work;
 
-#[cfg(CONFIG_KUNIT)]
-mod kunit;
-
 pub(crate) use time::{jiffies, usecs_to_jiffies};
 pub(crate) use work::{cancel_delayed_work_sync, cancel_work_sync};
 

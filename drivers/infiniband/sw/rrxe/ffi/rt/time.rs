@@ -35,3 +35,30 @@ pub(crate) fn msecs_to_jiffies(ms: u64) -> u64 {
 pub(crate) fn time_after(a: u64, b: u64) -> bool {
     (b.wrapping_sub(a) as i64) < 0
 }
+
+// The drop-in build names its suites apart (crate::names).
+#[cfg_attr(not(dropin), kernel::prelude::kunit_tests(rrxe_rt_time))]
+#[cfg_attr(dropin, kernel::prelude::kunit_tests(rrxe_rt_time_dropin))]
+mod tests {
+    use super::{hz, jiffies, msecs_to_jiffies, time_after, usecs_to_jiffies};
+
+    #[test]
+    fn usecs_round_up_to_jiffies() {
+        let hz = hz();
+        assert_eq!(usecs_to_jiffies(0), 0);
+        assert_eq!(usecs_to_jiffies(1), 1);
+        assert_eq!(usecs_to_jiffies(1_000_000), hz);
+        assert_eq!(usecs_to_jiffies(1_000_001), hz + 1);
+        assert_eq!(usecs_to_jiffies(u64::MAX), u64::MAX / 1_000_000 + 1);
+        assert_eq!(msecs_to_jiffies(1000), hz);
+        assert!(time_after(5, u64::MAX - 5));
+        assert!(!time_after(u64::MAX - 5, 5));
+    }
+
+    #[test]
+    fn jiffies_advance() {
+        let before = jiffies();
+        kernel::time::delay::fsleep(kernel::time::Delta::from_millis(20));
+        assert!(time_after(jiffies(), before));
+    }
+}

@@ -88,3 +88,115 @@ where
     }
     was_pending
 }
+
+// The drop-in build names its suites apart (crate::names).
+#[cfg_attr(not(dropin), kernel::prelude::kunit_tests(rrxe_rt_work))]
+#[cfg_attr(dropin, kernel::prelude::kunit_tests(rrxe_rt_work_dropin))]
+mod tests {
+    use super::super::time;
+    use super::{cancel_delayed_work_sync, cancel_work_sync, flush_delayed_work, flush_work};
+    use kernel::{
+        impl_has_delayed_work, impl_has_work, new_delayed_work, new_work,
+        prelude::*,
+        sync::{
+            atomic::{Atomic, Relaxed},
+            Arc,
+        },
+        workqueue::{self, DelayedWork, Work, WorkItem},
+    };
+
+    /// A work item of each kind, counting its runs.
+    #[pin_data]
+    struct Job {
+        /// Adds 1 to `runs` when it runs.
+        #[pin]
+        later: DelayedWork<Job>,
+        /// Adds 100 to `runs` when it runs.
+        #[pin]
+        now: Work<Job, 1>,
+        /// The sum of what the runs added.
+        runs: Atomic<i32>,
+    }
+
+    impl_has_delayed_work! {
+        impl HasDelayedWork<Self> for Job { self.later }
+    }
+
+    impl_has_work! {
+        impl HasWork<Self, 1> for Job { self.now }
+    }
+
+    impl WorkItem for Job {
+        type Pointer = Arc<Job>;
+
+        fn run(this: Arc<Job>) {
+            this.runs.add(1, Relaxed);
+        }
+    }
+
+    impl WorkItem<1> for Job {
+        type Pointer = Arc<Job>;
+
+        fn run(this: Arc<Job>) {
+            this.runs.add(100, Relaxed);
+        }
+    }
+
+    fn job() -> Result<Arc<Job>> {
+        Arc::pin_init(
+            pin_init!(Job {
+                later <- new_delayed_work!("rrxe_rt::Job::later"),
+                now <- new_work!("rrxe_rt::Job::now"),
+                runs: Atomic::new(0),
+            }),
+            GFP_KERNEL,
+        )
+    }
+
+    /// An hour: the timer never fires during the test.
+    fn an_hour() -> usize {
+        time::msecs_to_jiffies(3_600_000) as usize
+    }
+
+    /// Whether `arc` is the only reference left (and drops it).
+    fn only_reference(arc: Arc<Job>) -> bool {
+        Arc::into_unique_or_drop(arc).is_some()
+    }
+
+    #[test]
+    fn flush_delayed_work_runs_it_now() {
+        let Ok(job) = job() else { panic!("no memory") };
+        let queued = workqueue::system_unbound().enqueue_delayed(job.clone(), an_hour());
+        assert!(queued.is_ok());
+        // Whether it "waited" depends on how fast a worker picks the item up;
+        // that it ran is what counts.
+        flush_delayed_work(&*job);
+        assert_eq!(job.runs.load(Relaxed), 1);
+        // Nothing pending: returns at once.
+        assert!(!flush_delayed_work(&*job));
+        assert!(only_reference(job));
+    }
+
+    #[test]
+    fn cancel_delayed_work_drops_the_queued_reference() {
+        let Ok(job) = job() else { panic!("no memory") };
+        let queued = workqueue::system_unbound().enqueue_delayed(job.clone(), an_hour());
+        assert!(queued.is_ok());
+        assert!(cancel_delayed_work_sync(&*job));
+        assert!(!cancel_delayed_work_sync(&*job));
+        assert_eq!(job.runs.load(Relaxed), 0);
+        assert!(only_reference(job));
+    }
+
+    #[test]
+    fn flush_and_cancel_work() {
+        let Ok(job) = job() else { panic!("no memory") };
+        let queued = workqueue::system_unbound().enqueue::<_, 1>(job.clone());
+        assert!(queued.is_ok());
+        flush_work::<_, 1>(&*job);
+        assert_eq!(job.runs.load(Relaxed), 100);
+        // Cancelling an idle item does nothing.
+        assert!(!cancel_work_sync::<_, 1>(&*job));
+        assert!(only_reference(job));
+    }
+}

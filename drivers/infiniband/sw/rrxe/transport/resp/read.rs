@@ -80,10 +80,9 @@ pub(crate) fn send_read_responses(
     let Some(path) = st.path else {
         return false;
     };
-    let n = st.resp.res.len();
-    let start = st.resp.res_next.min(n);
-    // Oldest first: from the next slot to fill round to the last filled.
-    for i in Iterator::chain(start..n, 0..start) {
+    // Oldest first. Nothing here adds or retires a resource, so an age
+    // names the same one all along.
+    for i in 0..st.resp.res.len() {
         let Some(slot) = st.resp.res.get_mut(i) else {
             continue;
         };
@@ -117,7 +116,8 @@ pub(crate) fn send_read_responses(
     false
 }
 
-/// Sends what the outbox has room for of the READ in resource slot `i`.
+/// Sends what the outbox has room for of the READ in resource `i` (its
+/// age: 0 is the oldest).
 /// Returns whether the outbox ran out (some responses are still pending).
 fn send_read(
     ctx: &QpCtx<'_>,

@@ -12,7 +12,7 @@
 //! QP's context and state and sits above the QP.
 
 use crate::{
-    logic::resp::ReadReq,
+    logic::{resp::ReadReq, ring::FixedRing},
     proto::{headers::Syndrome, psn::Psn},
 };
 use kernel::prelude::*;
@@ -108,10 +108,9 @@ pub(crate) struct RespState {
     pub(super) recv_from_srq: bool,
     /// Bytes of the current SEND placed so far.
     pub(super) recv_offset: u32,
-    /// READ and atomic resources, a ring of `max_dest_rd_atomic`.
-    pub(super) res: KVec<Resource>,
-    /// The slot of `res` to fill next (the oldest resource).
-    pub(super) res_next: usize,
+    /// READ and atomic resources, oldest first: the last
+    /// `max_dest_rd_atomic` executed (room for the most a QP may have).
+    pub(super) res: FixedRing<KVec<Resource>>,
     /// An ACK or NAK held back until the READ responses and atomic ACKs
     /// before it are out: responses go to the requester in PSN order.
     pub(super) deferred: Option<(Psn, Syndrome)>,
@@ -135,12 +134,11 @@ impl RespState {
             have_recv: false,
             recv_from_srq: false,
             recv_offset: 0,
-            res: KVec::from_elem(
+            res: FixedRing::new(KVec::from_elem(
                 Resource::Free,
                 crate::dev::params::MAX_RD_ATOMIC as usize,
                 GFP_KERNEL,
-            )?,
-            res_next: 0,
+            )?),
             deferred: None,
             reads_pending: false,
         })
@@ -162,25 +160,13 @@ impl RespState {
         self.cur = InProgress::None;
         self.have_recv = false;
         self.recv_offset = 0;
-        for r in self.res.iter_mut() {
-            *r = Resource::Free;
-        }
-        self.res_next = 0;
+        self.res.clear();
         self.deferred = None;
     }
 
-    /// Records `r` in the next slot of the ring, the first `depth`
-    /// (`max_dest_rd_atomic`) slots of `res`, over the oldest.
+    /// Records `r` as the newest resource, over the oldest once there
+    /// are `depth` (`max_dest_rd_atomic`) of them.
     pub(super) fn add_resource(&mut self, r: Resource, depth: usize) {
-        let depth = depth.min(self.res.len()).max(1);
-        let i = if self.res_next >= depth {
-            0
-        } else {
-            self.res_next
-        };
-        if let Some(slot) = self.res.get_mut(i) {
-            *slot = r;
-        }
-        self.res_next = if i + 1 >= depth { 0 } else { i + 1 };
+        self.res.push_back_evicting(r, depth);
     }
 }

@@ -7,7 +7,10 @@
 //! pops as they complete.
 
 use crate::{
-    logic::wc::{WcOpcode, WcStatus},
+    logic::{
+        ring::FixedRing,
+        wc::{WcOpcode, WcStatus},
+    },
     proto::psn::Psn,
 };
 use kernel::prelude::*;
@@ -81,100 +84,68 @@ impl Flight {
 }
 
 /// The flights, oldest first, in a ring allocated with the QP (nothing
-/// is allocated on the data path).
+/// is allocated on the data path). Flight `i` is the `i`-th oldest: its
+/// position in the SQ from the oldest WQE not completed yet.
 pub(super) struct Flights {
-    /// The ring; its length is the capacity.
-    v: KVec<Flight>,
-    /// The slot of the oldest flight.
-    head: usize,
-    /// How many slots from `head` on hold flights.
-    len: usize,
+    /// The flights; the ring's capacity is the SQ's.
+    ring: FixedRing<KVec<Flight>>,
 }
 
 impl Flights {
-    /// Room for `cap` flights.
+    /// Room for `cap` flights (at least one).
     pub(super) fn new(cap: usize) -> Result<Self> {
         Ok(Self {
-            v: KVec::from_elem(Flight::default(), cap.max(1), GFP_KERNEL)?,
-            head: 0,
-            len: 0,
+            ring: FixedRing::new(KVec::from_elem(Flight::default(), cap.max(1), GFP_KERNEL)?),
         })
     }
 
     /// How many flights there are.
     pub(super) fn len(&self) -> usize {
-        self.len
+        self.ring.len()
     }
 
     /// Whether there is none.
     pub(super) fn is_empty(&self) -> bool {
-        self.len == 0
+        self.ring.is_empty()
     }
 
     /// Whether no other can be started.
     pub(super) fn is_full(&self) -> bool {
-        self.len == self.v.len()
-    }
-
-    /// The ring slot of position `i` (no division: `head + i` is below
-    /// twice the capacity).
-    fn wrap(&self, pos: usize) -> usize {
-        let cap = self.v.len();
-        if pos >= cap {
-            pos - cap
-        } else {
-            pos
-        }
-    }
-
-    /// The ring slot of flight `i`, if there is one.
-    fn slot(&self, i: usize) -> Option<usize> {
-        (i < self.len).then(|| self.wrap(self.head + i))
+        self.ring.is_full()
     }
 
     /// Flight `i` (0: the oldest).
     pub(super) fn get(&self, i: usize) -> Option<&Flight> {
-        self.v.get(self.slot(i)?)
+        self.ring.get(i)
     }
 
     /// Flight `i`, to change (only [`SendState`](super::SendState) can).
     pub(super) fn get_mut(&mut self, i: usize) -> Option<&mut Flight> {
-        let s = self.slot(i)?;
-        self.v.get_mut(s)
+        self.ring.get_mut(i)
+    }
+
+    /// The flights, oldest first.
+    pub(super) fn iter(&self) -> impl Iterator<Item = &Flight> {
+        self.ring.iter()
     }
 
     /// Adds `f` as the newest flight; `false` if there is no room.
     pub(super) fn push(&mut self, f: Flight) -> bool {
-        if self.is_full() {
-            return false;
-        }
-        let s = self.wrap(self.head + self.len);
-        match self.v.get_mut(s) {
-            Some(slot) => {
-                *slot = f;
-                self.len += 1;
-                true
-            }
-            None => false,
-        }
+        self.ring.push_back(f).is_ok()
     }
 
     /// Drops the oldest flight.
     pub(super) fn pop(&mut self) -> Option<Flight> {
-        let f = *self.get(0)?;
-        self.head = self.wrap(self.head + 1);
-        self.len -= 1;
-        Some(f)
+        self.ring.pop_front()
     }
 
     /// Drops every flight.
     pub(super) fn clear(&mut self) {
-        self.head = 0;
-        self.len = 0;
+        self.ring.clear();
     }
 
     /// The index of the flight holding `psn`.
     pub(super) fn find(&self, psn: Psn) -> Option<usize> {
-        (0..self.len).find(|&i| self.get(i).is_some_and(|f| f.holds(psn)))
+        self.ring.iter().position(|f| f.holds(psn))
     }
 }

@@ -188,8 +188,9 @@ impl SendState {
     /// in the oldest flight still waiting, the first PSN it has no answer
     /// for.
     pub(super) fn oldest_unacked(&self) -> Psn {
-        let Some(f) = (0..self.flights.len())
-            .filter_map(|i| self.flights.get(i))
+        let Some(f) = self
+            .flights
+            .iter()
             .find(|f| !f.is_done() && f.op != FlightOp::Local)
         else {
             return self.psn;
@@ -210,8 +211,9 @@ impl SendState {
     /// with their responses; an ATOMIC WRITE completes as a WRITE does,
     /// when acknowledged, so it is counted from its flight.
     pub(super) fn initiator_depth(&self) -> u32 {
-        let atomic_writes = (0..self.flights.len())
-            .filter_map(|i| self.flights.get(i))
+        let atomic_writes = self
+            .flights
+            .iter()
             .filter(|f| !f.is_done() && f.wc_opcode == WcOpcode::AtomicWrite)
             .count();
         self.rd_atomic
@@ -220,8 +222,8 @@ impl SendState {
 
     /// Whether any flight waits for the peer.
     pub(super) fn awaiting_peer(&self) -> bool {
-        (0..self.flights.len())
-            .filter_map(|i| self.flights.get(i))
+        self.flights
+            .iter()
             .any(|f| !f.is_done() && f.op != FlightOp::Local)
     }
 
