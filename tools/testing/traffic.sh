@@ -49,7 +49,7 @@ parse_pairs() {
 # same pairing may be given twice). Fails as pair_up does.
 pairing_up() {
 	local n=$2
-	echo "# --- $1: client ${1%-*} in h1_$n, server ${1#*-} in h2_$n"
+	echo "# --- $1: client ${1%-*}1_$n in h1_$n, server ${1#*-}2_$n in h2_$n"
 	TRAFFIC_PORT=$((TRAFFIC_PORT + 1000 * (n - 1)))
 	TRAFFIC_TMP=$TRAFFIC_TMP/$n
 	mkdir -p "$TRAFFIC_TMP"
