@@ -235,16 +235,18 @@ rdma_dev_add() {
 	ip netns exec "$1" rdma link add "$4" type "$3" netdev "$2"
 }
 
-# pair_up A B [NS1 NS2 NET]: two_hosts NS1 NS2 NET with an RDMA device of
-# type A (rxe or rrxe) on veth1 in NS1 and one of type B on veth2 in NS2,
-# their ports ACTIVE. Sets PAIR_NS1/PAIR_NS2 and PAIR_IP1/PAIR_IP2 (the
-# namespaces and addresses), DEV1/DEV2 (the devices, named after the type
-# and the host: rxe1, rrxe2, ...) and GID1/GID2 (their RoCEv2 IPv4 GID
-# indexes). Fails (after saying why, as comments) if any step fails.
+# pair_up A B [NS1 NS2 NET [SUFFIX]]: two_hosts NS1 NS2 NET with an RDMA
+# device of type A (rxe or rrxe) on veth1 in NS1 and one of type B on veth2
+# in NS2, their ports ACTIVE. Sets PAIR_NS1/PAIR_NS2 and PAIR_IP1/PAIR_IP2
+# (the namespaces and addresses), DEV1/DEV2 (the devices, named after the
+# type and the host, then SUFFIX: rxe1, rrxe2, ..., or rrxe2_3 with SUFFIX
+# _3; RDMA device names are global, so pairs that exist at the same time
+# need different suffixes) and GID1/GID2 (their RoCEv2 IPv4 GID indexes).
+# Fails (after saying why, as comments) if any step fails.
 pair_up() {
 	PAIR_NS1=${3:-h1} PAIR_NS2=${4:-h2}
 	PAIR_IP1=198.18.${5:-1}.1 PAIR_IP2=198.18.${5:-1}.2
-	DEV1=${1}1 DEV2=${2}2 GID1= GID2=
+	DEV1=${1}1${6:-} DEV2=${2}2${6:-} GID1= GID2=
 	two_hosts "$PAIR_NS1" "$PAIR_NS2" "${5:-1}"
 	setup rdma_dev_add "$PAIR_NS1" veth1 "$1" "$DEV1" || return 1
 	setup rdma_dev_add "$PAIR_NS2" veth2 "$2" "$DEV2" || return 1
@@ -263,6 +265,91 @@ pair_down() {
 	gone "${DEV1:-none}" 100 || echo "# teardown: $DEV1 still exists"
 	gone "${DEV2:-none}" 100 || echo "# teardown: $DEV2 still exists"
 	DEV1= DEV2=
+}
+
+# load_drivers PAIR...: loads rrxe and rdma_rxe if the pairings (CLIENT-SERVER
+# types, as parse_pairs gives them) use them and they are not loaded yet;
+# problems are comments. Pairings that run at once need their drivers
+# loaded before they start: each rdma_dev_add would load a missing one,
+# and the second insmod of two at once fails.
+load_drivers() {
+	local types=" ${*//-/ } "
+	if [[ $types == *" rrxe "* ]] && [ ! -d /sys/module/rrxe ]; then
+		setup load_rrxe || echo "# setup: insmod rrxe failed"
+	fi
+	if [[ $types == *" rxe "* ]] && [ ! -d /sys/module/rdma_rxe ]; then
+		setup modprobe rdma_rxe || echo "# setup: modprobe rdma_rxe failed"
+	fi
+	return 0
+}
+
+# run_pairings FUNC PAIR...: runs `FUNC PAIR N` for each pairing, N its
+# place in the list (1, 2, ...), all at once: with one pairing at a time a
+# script keeps one of the guest's two vCPUs busy (testing.rst, "The VM
+# harness"). The drivers are loaded first (load_drivers); FUNC may only
+# touch what is its own: namespaces, addresses, device names and ports
+# from N (pairing_up in traffic.sh), no module loads or unloads. Each
+# pairing runs in a subshell with its output in a file of its own; the
+# files are printed in the pairings' order, each once it and those before
+# it have ended, so the log reads as if they had run one after the other.
+# A subshell's RRXE_FAILS is lost, so its `not ok` lines are counted here.
+# RRXE_SERIAL=1 runs the pairings one after the other instead (still in
+# subshells), their output as it comes: for telling a failure from an
+# effect of the concurrency.
+run_pairings() {
+	local func=$1 pairs dir i rc pids=()
+	shift
+	pairs=("$@")
+	load_drivers "${pairs[@]}"
+	dir=$(mktemp -d /tmp/pairings.XXXXXX)
+	if [ "${RRXE_SERIAL:-0}" != 0 ]; then
+		echo "# RRXE_SERIAL: the pairings run one after the other"
+		for i in "${!pairs[@]}"; do
+			run_pairing "$func" "${pairs[i]}" $((i + 1)) 2>&1 | tee "$dir/$i"
+			count_pairing "${pairs[i]}" "$dir/$i" "${PIPESTATUS[0]}"
+		done
+	else
+		for i in "${!pairs[@]}"; do
+			run_pairing "$func" "${pairs[i]}" $((i + 1)) >"$dir/$i" 2>&1 &
+			pids[i]=$!
+		done
+		# Should the script run out of time (guest-run.sh's timeout sends
+		# TERM to it and its pairings), what the pairings said so far is
+		# still shown: nothing is printed before the first one ends.
+		trap 'for ((; i < ${#pairs[@]}; i++)); do cat "$dir/$i"; done; exit 143' TERM
+		for i in "${!pairs[@]}"; do
+			wait "${pids[i]}"
+			rc=$?
+			cat "$dir/$i"
+			count_pairing "${pairs[i]}" "$dir/$i" "$rc"
+		done
+		trap - TERM
+	fi
+	rm -rf "$dir"
+}
+
+# run_pairing FUNC PAIR N: one pairing of run_pairings, in a subshell that
+# starts with no failures and exits 1 if it had any.
+run_pairing() {
+	(
+		# shellcheck disable=SC2030 # the subshell's own count, on purpose
+		RRXE_FAILS=0
+		"$1" "$2" "$3"
+		[ "$RRXE_FAILS" = 0 ]
+	)
+}
+
+# count_pairing PAIR FILE STATUS: adds the `not ok` lines of a pairing's
+# output to RRXE_FAILS. A pairing that failed without one (it died, or the
+# shell met an error) fails once more, so that it is not lost.
+count_pairing() {
+	local n
+	n=$(grep -c '^not ok - ' "$2")
+	# shellcheck disable=SC2031 # the parent's count
+	RRXE_FAILS=$((RRXE_FAILS + n))
+	if [ "$3" != 0 ] && [ "$n" = 0 ]; then
+		not_ok "$1: the pairing ended with status $3 and no failure reported"
+	fi
 }
 
 # unload_drivers: removes rrxe and rdma_rxe if loaded; problems are comments.

@@ -37,6 +37,25 @@ parse_pairs() {
 	return 0
 }
 
+# pairing_up PAIR N: says which pairing (CLIENT-SERVER) starts, then
+# pair_up for it as the Nth of run_pairings, with what it would otherwise
+# share with the pairings running at the same time made its own:
+# namespaces h1_N and h2_N (veth1 and veth2 in them: interface names are
+# per namespace), 198.18.N.0/24, devices named with the suffix _N (rrxe1_N,
+# rxe2_N: RDMA device names are global), ports from TRAFFIC_PORT +
+# 1000 * (N - 1) (the tools' TCP ports are per namespace, but `rdma res
+# show cm_id`, which cm_listening reads, lists the rdma_cm listeners of
+# every namespace), and a directory of its own under TRAFFIC_TMP (the
+# same pairing may be given twice). Fails as pair_up does.
+pairing_up() {
+	local n=$2
+	echo "# --- $1: client ${1%-*}1_$n in h1_$n, server ${1#*-}2_$n in h2_$n"
+	TRAFFIC_PORT=$((TRAFFIC_PORT + 1000 * (n - 1)))
+	TRAFFIC_TMP=$TRAFFIC_TMP/$n
+	mkdir -p "$TRAFFIC_TMP"
+	pair_up "${1%-*}" "${1#*-}" "h1_$n" "h2_$n" "$n" "_$n"
+}
+
 # need_xfer: sets `xfer` to rrxe_xfer's path, or fails and finishes.
 need_xfer() {
 	if ! xfer=$(xfer_bin); then

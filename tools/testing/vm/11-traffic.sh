@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # Data-path traffic with unmodified tools between two hosts: network
-# namespaces h1 and h2 joined by a veth pair, an RDMA device on each side.
+# namespaces h1_N and h2_N joined by a veth pair, an RDMA device on each
+# side, for each pairing N.
 # libibverbs' pingpongs (RC, UC, UD, SRQ; buffers checked with -c),
 # perftest (send/write/read/atomic bandwidth and latency over RC, UC and
 # UD; over rdma_cm with -R) and rdma_cm's rping (-V checks the data) and
-# ucmatose. Every command has its own timeout; servers run in h2 and are
-# waited for (listening socket or rdma_cm ID) before the client starts in h1.
+# ucmatose. Every command has its own timeout; servers run in h2_N and are
+# waited for (listening socket or rdma_cm ID) before the client starts in
+# h1_N.
 #
 # usage: 11-traffic.sh [PAIR...] [CASE...]
 #   PAIR  CLIENT-SERVER device types: rrxe-rrxe, rrxe-rxe (rrxe requests,
@@ -16,10 +18,16 @@
 #         but those marked +).
 # e.g. make vm-run SCRIPT=tools/testing/vm/11-traffic.sh ARGS="rxe-rxe rc_pingpong rping"
 #
+# The pairings run at the same time (run_pairings in lib.sh), each with
+# namespaces h1_N and h2_N, devices and ports of its own (pairing_up in
+# traffic.sh), their outputs shown one after the other once they end;
+# RRXE_SERIAL=1 runs them one at a time.
+#
 # In a pairing whose rc_pingpong fails, the other cases are reported as
 # failed without running (they would only wait for their timeouts), and no
-# case starts after $RRXE_BUDGET seconds (default 1000) so that the VM's
-# own time limit is not hit.
+# case starts after $RRXE_BUDGET seconds (default 1000; the script's clock,
+# i.e. each pairing's when they run at once) so that the VM's own time
+# limit is not hit.
 . "$RRXE_TOP/tools/testing/lib.sh"
 . "$RRXE_TOP/tools/testing/traffic.sh"
 
@@ -73,14 +81,12 @@ done
 [ ${#selected[@]} = 0 ] && { echo "# no case matches: ${want[*]}"; exit 2; }
 echo "# pairings (client-server): ${pairs[*]}; ${#selected[@]} cases, ${T}s each at most"
 
-for pair in "${pairs[@]}"; do
-	client=${pair%-*}
-	server=${pair#*-}
-	echo "# --- $pair: client $client in h1, server $server in h2"
-	passed=0
-	failed=0
-	skip=
-	if ! pair_up "$client" "$server"; then
+# traffic_pairing PAIR N: every selected case over PAIR, the Nth pairing
+# of run_pairings.
+# shellcheck disable=SC2317 # called by run_pairings
+traffic_pairing() {
+	local pair=$1 client=${1%-*} server=${1#*-} passed=0 failed=0 skip= c name rest expect cmd
+	if ! pairing_up "$pair" "$2"; then
 		not_ok "$pair: setup (two hosts, ${client}1 and ${server}2)"
 		skip="setup failed"
 	else
@@ -92,6 +98,9 @@ for pair in "${pairs[@]}"; do
 		rest=${c#*|}
 		expect=${rest%%|*}
 		read -ra cmd <<<"${rest#*|}"
+		# The script's clock: the pairings started together (or, with
+		# RRXE_SERIAL, one after the other), and the budget is about the
+		# VM's time limit.
 		if [ -z "$skip" ] && [ $SECONDS -ge "$budget" ]; then
 			skip="no time left (${budget}s budget)"
 		fi
@@ -111,7 +120,9 @@ for pair in "${pairs[@]}"; do
 	done
 	echo "# $pair: $passed passed, $failed failed"
 	pair_down
-done
+}
+
+run_pairings traffic_pairing "${pairs[@]}"
 
 rm -rf "$TRAFFIC_TMP"
 unload_drivers

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# Netdev events under traffic. Two hosts (namespaces h1 and h2 joined by a
-# veth pair) with an RDMA device each move verified data with rrxe_xfer
-# (tools/testing/xfer) while the netdevs underneath change:
+# shellcheck disable=SC2317 # the functions run in run_pairings' subshells
+# Netdev events under traffic. Two hosts (namespaces h1_N and h2_N joined
+# by a veth pair) with an RDMA device each move verified data with
+# rrxe_xfer (tools/testing/xfer) while the netdevs underneath change:
 #
 #   mtu      the MTU goes up to 9000, back, down to 1200 and up again, all
 #            above what the QPs' 1024-byte path MTU needs: the port's
@@ -26,6 +27,13 @@
 # The harness fails the run on any KASAN, lockdep, refcount or kmemleak
 # report, so "the kernel stays clean" is checked throughout.
 #
+# The pairings run at the same time (run_pairings in lib.sh), the Nth with
+# namespaces h1_N and h2_N, devices rrxe1_N, rxe2_N, ... and ports of its
+# own (pairing_up in traffic.sh): every step above touches only its own
+# pairing's netdevs, and the drivers are loaded before and unloaded after
+# all of them. Their outputs are shown one after the other once they end;
+# RRXE_SERIAL=1 runs them one at a time.
+#
 # usage: 15-netdev-events.sh [PAIR...]   (CLIENT-SERVER as in 11-traffic:
 #   rrxe-rrxe, rxe-rrxe (rrxe responding), rrxe-rxe, rxe-rxe (rdma_rxe
 #   alone: the reference behaviour); default $RRXE_PAIRS, else
@@ -38,18 +46,19 @@ parse_pairs "rrxe-rrxe rxe-rrxe rxe-rxe" "$@"
 need_xfer
 
 # xfer_start NAME BYTES [CLIENT_ARGS...]: starts an rrxe_xfer server in
-# h2 and, once it listens, its client in h1, both in the background
-# (XFER_SRV, XFER_CLI), each giving up after 120 s (killed after 130 s).
+# $PAIR_NS2 and, once it listens, its client in $PAIR_NS1, both in the
+# background (XFER_SRV, XFER_CLI), each giving up after 120 s (killed
+# after 130 s).
 xfer_start() {
 	local name=$1 b=$2 port=$TRAFFIC_PORT
 	shift 2
 	TRAFFIC_PORT=$((TRAFFIC_PORT + 1))
 	XFER_OUT=$TRAFFIC_TMP/$name
-	ip netns exec h2 timeout -k 5 130 "$xfer" -t 120 -d "$DEV2" -g "$GID2" -p "$port" \
+	ip netns exec "$PAIR_NS2" timeout -k 5 130 "$xfer" -t 120 -d "$DEV2" -g "$GID2" -p "$port" \
 		>"$XFER_OUT.server" 2>&1 &
 	XFER_SRV=$!
-	wait_for 30 tcp_listening h2 "$port" || echo "# $name: the server does not listen"
-	ip netns exec h1 timeout -k 5 130 "$xfer" -t 120 -d "$DEV1" -g "$GID1" -p "$port" \
+	wait_for 30 tcp_listening "$PAIR_NS2" "$port" || echo "# $name: the server does not listen"
+	ip netns exec "$PAIR_NS1" timeout -k 5 130 "$xfer" -t 120 -d "$DEV1" -g "$GID1" -p "$port" \
 		-b "$b" -s 3 "$@" "$PAIR_IP2" >"$XFER_OUT.client" 2>&1 &
 	XFER_CLI=$!
 }
@@ -98,7 +107,7 @@ xfer_exited() {
 
 # set_mtu MTU: both ends of the link.
 set_mtu() {
-	ip -n h1 link set veth1 mtu "$1" && ip -n h2 link set veth2 mtu "$1"
+	ip -n "$PAIR_NS1" link set veth1 mtu "$1" && ip -n "$PAIR_NS2" link set veth2 mtu "$1"
 }
 
 # active_mtu DEV: the port's active MTU in bytes.
@@ -111,12 +120,16 @@ counter() {
 	cat "/sys/class/infiniband/$1/ports/1/hw_counters/$2" 2>/dev/null || echo 0
 }
 
-for t in "${pairs[@]}"; do
-	echo "# --- $t: client ${t%-*} in h1, server ${t#*-} in h2"
-	if ! pair_up "${t%-*}" "${t#*-}"; then
+# events_pairing PAIR N: the four steps over PAIR, the Nth pairing of
+# run_pairings. Its `ok` lines name the devices as they were named when the
+# pairings ran one at a time (rrxe2: the server's, an rrxe device), so that
+# logs still compare line by line; comments give the real names (rrxe2_N).
+events_pairing() {
+	local t=$1 name1=${1%-*}1 name2=${1#*-}2 seen m err1 err2 t0 took
+	if ! pairing_up "$t" "$2"; then
 		not_ok "$t: setup"
 		pair_down
-		continue
+		return
 	fi
 
 	# mtu: every change stays above what the path MTU needs.
@@ -153,12 +166,12 @@ for t in "${pairs[@]}"; do
 	# down: the link goes down for a second.
 	xfer_start "$t-down" "$bytes" -T 17
 	sleep 3
-	check "$t: veth2 down" ip -n h2 link set veth2 down
-	check "$t: $DEV2's port leaves ACTIVE" \
+	check "$t: veth2 down" ip -n "$PAIR_NS2" link set veth2 down
+	check "$t: $name2's port leaves ACTIVE" \
 		wait_for 5 sh -c "! grep -q ACTIVE /sys/class/infiniband/$DEV2/ports/1/state"
 	sleep 1
-	check "$t: veth2 up" ip -n h2 link set veth2 up
-	check "$t: $DEV2's port is ACTIVE again" port_active "$DEV2"
+	check "$t: veth2 up" ip -n "$PAIR_NS2" link set veth2 up
+	check "$t: $name2's port is ACTIVE again" port_active "$DEV2"
 	xfer_wait
 	if [ "${t%-*}" = rrxe ]; then
 		xfer_ok "$t: rrxe_xfer recovers from a second of link down"
@@ -168,7 +181,8 @@ for t in "${pairs[@]}"; do
 		xfer_exited "$t: rrxe_xfer ends by itself after a second of link down"
 		[ "$XFER_CRC" = 0 ] || echo "# $t: rdma_rxe's requester gave up: $(grep -m1 'FAIL' "$XFER_OUT.client")"
 	fi
-	[ "${t#*-}" = rrxe ] && check_dmesg "$t: the port events were logged" "$DEV2: port Error"
+	# The space: not another pairing's device whose name ends in this one's.
+	[ "${t#*-}" = rrxe ] && check_dmesg "$t: the port events were logged" " $DEV2: port Error"
 
 	# gone: the veth pair is deleted mid-transfer.
 	# Deleted once data moves: not while the tools still connect over TCP
@@ -178,9 +192,9 @@ for t in "${pairs[@]}"; do
 		echo "# $t: the transfer did not start within 60 s"
 	sleep 3
 	t0=$SECONDS
-	check "$t: delete veth2 (and its peer) mid-transfer" ip -n h2 link del veth2
-	check "$t: $DEV1 is unregistered" gone "$DEV1" 100
-	check "$t: $DEV2 is unregistered" gone "$DEV2" 100
+	check "$t: delete veth2 (and its peer) mid-transfer" ip -n "$PAIR_NS2" link del veth2
+	check "$t: $name1 is unregistered" gone "$DEV1" 100
+	check "$t: $name2 is unregistered" gone "$DEV2" 100
 	# The client is in the middle of RDMA operations: the device going away
 	# must end them. The server waits for its next command on the TCP
 	# connection, which died with the link: it may sit there until its own
@@ -200,7 +214,9 @@ for t in "${pairs[@]}"; do
 	check "$t: rdma link still answers" rdma link show
 	DEV1= DEV2=
 	pair_down
-done
+}
+
+run_pairings events_pairing "${pairs[@]}"
 
 rm -rf "$TRAFFIC_TMP"
 if [ -d /sys/module/rrxe ]; then
