@@ -101,7 +101,10 @@ fi
 
 # Kernel messages at warning level and above still reach the console (and
 # guest-run.sh reads the whole log), but routine boot chatter does not.
-append="console=ttyS0 loglevel=4 panic=-1 root=rrxeroot rootfstype=9p
+# kunit.stats_enabled=2: KUnit prints a suite's "pass:N fail:0" line even
+# for a suite of one case (by default only from two cases on), which
+# check_kunit (tools/testing/lib.sh) looks for.
+append="console=ttyS0 loglevel=4 panic=-1 kunit.stats_enabled=2 root=rrxeroot rootfstype=9p
 	rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro
 	init=$RRXE_TOP/scripts/guest-init.sh rrxe_cmd=$cmdfile rrxe_mods=$mods
 	hung_task_timeout_secs=120 tsc=reliable $out_arg ${RRXE_VM_APPEND:-}"

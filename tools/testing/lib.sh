@@ -49,7 +49,8 @@ check_dmesg() {
 # is the `#[kunit_tests]` module of one source file, named after its path
 # (mem/mr.rs: rrxe_mem_mr); the drop-in build adds `_dropin` to every name
 # (Documentation/testing.rst, "KUnit"). A test added to the driver is
-# counted here.
+# counted here. KUnit prints a one-case suite's "pass:1" line only because
+# vm-run.sh boots with kunit.stats_enabled=2.
 RRXE_KUNIT_SUITES="rrxe_proto_icrc:1 rrxe_proto_mtu:1 rrxe_ib:1 rrxe_dev_params:2
 	rrxe_mem_mr:6 rrxe_mem_mw:1 rrxe_net_skb:2 rrxe_net_udp_tunnel:3 rrxe_net_route:1
 	rrxe_rt_time:2 rrxe_rt_work:3"
@@ -315,12 +316,16 @@ run_pairings() {
 		done
 		# Should the script run out of time (guest-run.sh's timeout sends
 		# TERM to it and its pairings), what the pairings said so far is
-		# still shown: nothing is printed before the first one ends.
-		trap 'for ((; i < ${#pairs[@]}; i++)); do cat "$dir/$i"; done; exit 143' TERM
+		# still shown: nothing is printed before the first one ends. The
+		# files not yet shown in full, from `shown` on, each once: the
+		# TERM may cut a `cat` short, so the trap starts a fresh line.
+		local shown=0
+		trap 'echo; for ((; shown < ${#pairs[@]}; shown++)); do cat "$dir/$shown"; done; exit 143' TERM
 		for i in "${!pairs[@]}"; do
 			wait "${pids[i]}"
 			rc=$?
 			cat "$dir/$i"
+			shown=$((i + 1))
 			count_pairing "${pairs[i]}" "$dir/$i" "$rc"
 		done
 		trap - TERM
