@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Reliable delivery over a bad wire: rrxe_xfer (tools/testing/xfer) moves
 # patterned data with RDMA WRITE, RDMA READ and SEND/RECV between two hosts
-# (namespaces h1 and h2 joined by a veth pair) and verifies every byte;
-# first over a clean wire, then with netem on both veth ends losing 5%,
-# duplicating 1%, reordering 25% and delaying 1 ms. RC must hide all of it:
-# retransmission after NAKs and timeouts, duplicate detection, in-order
-# completion. The requester's and responder's retry counters are shown.
+# (each pairing's namespaces h1_N and h2_N, joined by a veth pair) and
+# verifies every byte; first over a clean wire, then with netem on both
+# veth ends losing 5%, duplicating 1%, reordering 25% and delaying 1 ms.
+# RC must hide all of it: retransmission after NAKs and timeouts, duplicate
+# detection, in-order completion. The requester's and responder's retry
+# counters are shown.
 #
 # usage: 12-lossy.sh [PAIR...]   (PAIR as in 11-traffic.sh: CLIENT-SERVER,
 #   default $RRXE_PAIRS, else rrxe-rrxe rrxe-rxe rxe-rrxe; rxe-rxe
@@ -16,9 +17,11 @@
 # (default 256 KiB) when rrxe and rdma_rxe are paired: there recovery is
 # far slower (measured: 1 MiB READ in 72 s and SEND in 128 s for
 # rrxe-rxe, the rdma_rxe responder sending 110 MB for 3 MiB, against 5 s
-# each for rrxe-rrxe; see Documentation/testing.rst). A pairing that fails
-# on the clean wire skips the lossy run, and no run starts after
-# $RRXE_BUDGET seconds (default 900), to stay within the VM's time limit.
+# each for rrxe-rrxe; see Documentation/testing.rst). The pairings run at
+# the same time (run_pairings in lib.sh; RRXE_SERIAL=1: one after the
+# other). A pairing that fails on the clean wire skips the lossy run, and
+# no pairing starts after $RRXE_BUDGET seconds (default 900), to stay
+# within the VM's time limit.
 . "$RRXE_TOP/tools/testing/lib.sh"
 . "$RRXE_TOP/tools/testing/traffic.sh"
 
@@ -41,16 +44,21 @@ counters() {
 	echo "${line# }"
 }
 
-for pair in "${pairs[@]}"; do
-	echo "# --- $pair: client ${pair%-*} in h1, server ${pair#*-} in h2"
+# lossy_pairing PAIR N: the clean and the lossy transfer over PAIR, the Nth
+# pairing of run_pairings: the pairings run at the same time, each with
+# namespaces, a veth pair, devices and ports of its own (pairing_up in
+# traffic.sh), so netem on one pairing's veth touches no other's.
+# shellcheck disable=SC2317 # called by run_pairings
+lossy_pairing() {
+	local pair=$1 bytes stats d dropped ns
 	if [ $SECONDS -ge "$budget" ]; then
 		not_ok "$pair: not run (no time left, ${budget}s budget)"
-		continue
+		return
 	fi
-	if ! pair_up "${pair%-*}" "${pair#*-}"; then
+	if ! pairing_up "$pair" "$2"; then
 		not_ok "$pair: setup"
 		pair_down
-		continue
+		return
 	fi
 	if run_traffic "$pair-clean" 240 "xfer: OK bytes=$((3 * clean_bytes))" \
 		"$xfer" -t 220 -- -b "$clean_bytes" -s 1; then
@@ -59,12 +67,12 @@ for pair in "${pairs[@]}"; do
 		not_ok "$pair: rrxe_xfer, clean wire"
 		not_ok "$pair: rrxe_xfer over a lossy wire (not run: the clean wire failed)"
 		pair_down
-		continue
+		return
 	fi
 	grep '^xfer: [a-z]* [0-9]* bytes' "$TRAFFIC_TMP/$pair-clean.client" | sed 's/^/# /'
 
-	check "$pair: netem on veth1 ($netem)" ip netns exec h1 tc qdisc add dev veth1 root netem $netem
-	check "$pair: netem on veth2" ip netns exec h2 tc qdisc add dev veth2 root netem $netem
+	check "$pair: netem on veth1 ($netem)" ip netns exec "$PAIR_NS1" tc qdisc add dev veth1 root netem $netem
+	check "$pair: netem on veth2" ip netns exec "$PAIR_NS2" tc qdisc add dev veth2 root netem $netem
 	echo "# before: $DEV1: $(counters $DEV1)"
 	echo "# before: $DEV2: $(counters $DEV2)"
 	bytes=$lossy_bytes
@@ -79,7 +87,7 @@ for pair in "${pairs[@]}"; do
 	echo "# after:  $DEV1: $(counters $DEV1)"
 	echo "# after:  $DEV2: $(counters $DEV2)"
 	dropped=0
-	for ns in h1:veth1 h2:veth2; do
+	for ns in "$PAIR_NS1:veth1" "$PAIR_NS2:veth2"; do
 		stats=$(ip netns exec "${ns%:*}" tc -s qdisc show dev "${ns#*:}" | sed -n 's/^ *\(Sent.*\)/\1/p')
 		echo "# netem on ${ns#*:}: $stats"
 		d=$(echo "$stats" | sed -n 's/.*(dropped \([0-9]*\).*/\1/p')
@@ -87,7 +95,9 @@ for pair in "${pairs[@]}"; do
 	done
 	check "$pair: netem dropped packets ($dropped): the loss was real" test "$dropped" -gt 0
 	pair_down
-done
+}
+
+run_pairings lossy_pairing "${pairs[@]}"
 
 rm -rf "$TRAFFIC_TMP"
 unload_drivers

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The IBA 1.5 operations and memory windows across the wire: rrxe_xfer
 # (tools/testing/xfer) with `-o write,awrite,flush,mw` between two hosts
-# (namespaces h1 and h2 joined by a veth pair). The client sends ATOMIC
+# (namespaces joined by a veth pair; the pairings run at the same time,
+# run_pairings in lib.sh). The client sends ATOMIC
 # WRITEs and FLUSHes (range and whole region) to the server's memory, and
 # RDMA WRITEs and READs through a type 1 and a type 2B memory window the
 # server binds; both sides check every byte, and a WRITE past the type 2B
@@ -22,12 +23,16 @@ bytes=${RRXE_XFER_BYTES:-65536}
 parse_pairs "rrxe-rrxe rrxe-rxe rxe-rrxe" "$@"
 need_xfer
 
-for pair in "${pairs[@]}"; do
-	echo "# --- $pair: client ${pair%-*} in h1, server ${pair#*-} in h2"
-	if ! pair_up "${pair%-*}" "${pair#*-}"; then
+# ext_pairing PAIR N: the transfer over PAIR, the Nth pairing of
+# run_pairings (the pairings run at the same time, each with namespaces,
+# devices and ports of its own: pairing_up in traffic.sh).
+# shellcheck disable=SC2317 # called by run_pairings
+ext_pairing() {
+	local pair=$1
+	if ! pairing_up "$pair" "$2"; then
 		not_ok "$pair: setup"
 		pair_down
-		continue
+		return
 	fi
 	if run_traffic "$pair-ext" 240 "xfer: OK bytes=$bytes" \
 		"$xfer" -t 220 -- -b "$bytes" -s 3 -o write,awrite,flush,mw; then
@@ -37,7 +42,9 @@ for pair in "${pairs[@]}"; do
 	fi
 	grep '^xfer: ' "$TRAFFIC_TMP/$pair-ext.client" | sed 's/^/# /'
 	pair_down
-done
+}
+
+run_pairings ext_pairing "${pairs[@]}"
 
 rm -rf "$TRAFFIC_TMP"
 unload_drivers

@@ -12,9 +12,10 @@
 #    for 239.1.2.3, 33:33:0d:b8:00:01 for ff0e::db8:1) and left it after;
 #    then a process exits with a QP still attached, and nothing may be left.
 # 2. For each pairing CLIENT-SERVER (default: $RRXE_PAIRS, else rrxe-rrxe
-#    rrxe-rxe rxe-rrxe), rrxe_mccm (tools/testing/xfer: rdma_cm joins, data
-#    checked) receives in h2 on the server's device (joined first) what it
-#    sends from h1 on the client's (`mc_pair`); then sender and receiver
+#    rrxe-rxe rxe-rrxe; the pairings run at the same time, run_pairings in
+#    lib.sh), rrxe_mccm (tools/testing/xfer: rdma_cm joins, data checked)
+#    receives in h2_N on the server's device (joined first) what it sends
+#    from h1_N on the client's (`mc_pair`); then sender and receiver
 #    both on the server's device (`mc_local`: a device delivers its own
 #    multicast sends to its attached QPs, through the IP stack's multicast
 #    loopback, as rdma_rxe does); with rrxe sending, rdma_cm's mckey too.
@@ -140,40 +141,43 @@ mc_run() {
 	return 1
 }
 
-g=1
-load_rrxe 2>/dev/null
-modprobe rdma_rxe
-for pair in "${pairs[@]}"; do
-	cl=${pair%-*} sv=${pair#*-}
-	if ! pair_up "$cl" "$sv"; then
+# mc_pairing PAIR N: mc_pair, mc_local and (rrxe sending) mckey over PAIR,
+# the Nth pairing of run_pairings: the pairings run at the same time, each
+# with namespaces, devices and addresses of its own (pairing_up in
+# traffic.sh) and groups of its own, 239.2.N.1 to 239.2.N.3.
+# shellcheck disable=SC2317 # called by run_pairings
+mc_pairing() {
+	local pair=$1 n=$2 cl=${1%-*} g=1
+	if ! pairing_up "$pair" "$n"; then
 		not_ok "$pair: setup"
 		pair_down
-		continue
+		return
 	fi
-	if mc_run "$pair-pair" rrxe_mccm "239.2.0.$g" "$PAIR_NS2" "$PAIR_IP2" "$PAIR_NS1" "$PAIR_IP1"; then
-		ok "$pair: mc_pair: $DEV2 received 239.2.0.$g from $DEV1"
+	if mc_run "$pair-$n-pair" rrxe_mccm "239.2.$n.$g" "$PAIR_NS2" "$PAIR_IP2" "$PAIR_NS1" "$PAIR_IP1"; then
+		ok "$pair: mc_pair: $DEV2 received 239.2.$n.$g from $DEV1"
 	else
-		not_ok "$pair: mc_pair: $DEV2 received 239.2.0.$g from $DEV1"
+		not_ok "$pair: mc_pair: $DEV2 received 239.2.$n.$g from $DEV1"
 	fi
 	g=$((g + 1))
-	if mc_run "$pair-local" rrxe_mccm "239.2.0.$g" "$PAIR_NS2" "$PAIR_IP2" "$PAIR_NS2" "$PAIR_IP2"; then
-		ok "$pair: mc_local: $DEV2 received its own sends to 239.2.0.$g"
+	if mc_run "$pair-$n-local" rrxe_mccm "239.2.$n.$g" "$PAIR_NS2" "$PAIR_IP2" "$PAIR_NS2" "$PAIR_IP2"; then
+		ok "$pair: mc_local: $DEV2 received its own sends to 239.2.$n.$g"
 	else
-		not_ok "$pair: mc_local: $DEV2 received its own sends to 239.2.0.$g"
+		not_ok "$pair: mc_local: $DEV2 received its own sends to 239.2.$n.$g"
 	fi
 	g=$((g + 1))
 	# mckey posts its sends unsignaled and destroys its QP at once, which
 	# loses sends on rdma_rxe: only with rrxe sending.
 	if [ "$cl" = rrxe ]; then
-		if mc_run "$pair-mckey" mckey "239.2.0.$g" "$PAIR_NS2" "$PAIR_IP2" "$PAIR_NS1" "$PAIR_IP1"; then
-			ok "$pair: mckey: $DEV2 received 239.2.0.$g from $DEV1"
+		if mc_run "$pair-$n-mckey" mckey "239.2.$n.$g" "$PAIR_NS2" "$PAIR_IP2" "$PAIR_NS1" "$PAIR_IP1"; then
+			ok "$pair: mckey: $DEV2 received 239.2.$n.$g from $DEV1"
 		else
-			not_ok "$pair: mckey: $DEV2 received 239.2.0.$g from $DEV1"
+			not_ok "$pair: mckey: $DEV2 received 239.2.$n.$g from $DEV1"
 		fi
-		g=$((g + 1))
 	fi
 	pair_down
-done
+}
+
+run_pairings mc_pairing "${pairs[@]}"
 
 rm -rf "$tmp"
 check "rrxe unloads" rmmod rrxe
