@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The receive path: what arrives on UDP port 4791, checked before any QP
-//! sees it (framing, ICRC, P_Key, destination QP, transport), then handed
-//! to the QP's responder or completer, or, for a multicast group, to the
-//! responder of every QP attached to it. Runs in softirq context.
+//! The receive demultiplexer: what arrives on UDP port 4791, checked before
+//! any QP sees it (framing, ICRC, P_Key, destination QP, transport), then
+//! handed to the QP's responder or completer, or, for a multicast group, to
+//! the responder of every QP attached to it. Runs in softirq context.
 
 use crate::{
     ffi::{net::RxDatagram, rxe_abi::KernelCrc32},
