@@ -9,7 +9,6 @@ use crate::{
     dev::counters,
     dev::counters::ObjectCount,
     dev::params,
-    dev::pd::RrxePd,
     dev::round_robin::RoundRobin,
     ffi::ib::{
         self, consts::*, Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice,
@@ -30,6 +29,7 @@ use crate::{
     transport::control::QpLinks,
     transport::qp::{QpInner, RrxeQp},
     transport::shared::Shared,
+    verbs::pd::RrxePd,
 };
 use core::mem::MaybeUninit;
 use kernel::{
