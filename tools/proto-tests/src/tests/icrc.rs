@@ -8,9 +8,35 @@ use std::vec;
 use std::vec::Vec;
 
 use crate::proto::icrc::{
-    crc32, crc32_le, from_wire, icrc, icrc_start, to_wire, verify, Crc32, IcrcError, IpHeader,
-    CRC32_TABLE, ICRC_SEED,
+    self as p, crc32_le_table as crc32_le, from_wire, to_wire, IcrcError, IpHeader, TableCrc32,
+    BTH_LEN, CRC32_TABLE, ICRC_SEED, UDP_HDR_LEN,
 };
+
+// `proto::icrc` with the host's CRC-32, the reference table (the module
+// passes the kernel's, which a KUnit test checks against it).
+
+/// An incremental CRC-32 over the reference table.
+type Crc32 = p::Crc32<TableCrc32>;
+
+/// [`p::crc32`] over the reference table.
+fn crc32(data: &[u8]) -> u32 {
+    p::crc32::<TableCrc32>(data)
+}
+
+/// [`p::icrc_start`] over the reference table.
+fn icrc_start(ip: IpHeader<'_>, udp: &[u8; UDP_HDR_LEN], bth: &[u8; BTH_LEN]) -> Crc32 {
+    p::icrc_start::<TableCrc32>(ip, udp, bth)
+}
+
+/// [`p::icrc`] over the reference table.
+fn icrc(ip: IpHeader<'_>, udp: &[u8; UDP_HDR_LEN], ib: &[u8]) -> Result<u32, IcrcError> {
+    p::icrc::<TableCrc32>(ip, udp, ib)
+}
+
+/// [`p::verify`] over the reference table.
+fn verify(ip: IpHeader<'_>, udp: &[u8; UDP_HDR_LEN], packet: &[u8]) -> Result<(), IcrcError> {
+    p::verify::<TableCrc32>(ip, udp, packet)
+}
 
 /// CRC-32 one bit at a time, straight from the definition (reflected
 /// polynomial, register preset to all ones, result inverted).

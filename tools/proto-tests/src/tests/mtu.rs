@@ -26,6 +26,7 @@ fn known_netdev_mtus() {
         (4000, 4),
         (1000, 2),
         (600, 1),
+        (68, 1), // the smallest IPv4 MTU: never below 256
         (0, 1),
     ] {
         assert_eq!(ib_mtu_for_netdev(netdev), ib, "netdev mtu {netdev}");

@@ -8,7 +8,8 @@
 //! here, written as if they lived in `rust/kernel` ([`ib`]: the RDMA core,
 //! [`net`]: net devices, sockets and notifiers, [`rt`]: work items, timers,
 //! CRC). [`rxe_abi`] is the bridge between rrxe's typed rules and the
-//! numbers and layouts of the rxe user ABI and the C enums. The crate denies `unsafe` outside this layer, but for the few
+//! numbers and layouts of the rxe user ABI and the C enums, and gives
+//! `proto`'s ICRC the kernel's CRC-32. The crate denies `unsafe` outside this layer, but for the few
 //! items that allow it and say why (two global locks' initialisation,
 //! the tunnel sockets' lifetime contract, a macro's expansion).
 

@@ -28,8 +28,17 @@
 //! [`Crc32`] is incremental, so the driver can feed the non-contiguous pieces
 //! of a socket buffer: start with [`icrc_start`] and then
 //! [`Crc32::update`] with every following byte up to the ICRC.
+//!
+//! The CRC-32 itself is a type parameter, a [`Crc32Le`]: this module is also
+//! built on the host and names nothing of the kernel, so the module's
+//! callers pass the kernel's accelerated `crc32_le`
+//! (`crate::ffi::rxe_abi::KernelCrc32`, where a KUnit test checks it
+//! against the table) and the host tests pass [`TableCrc32`], the
+//! reference. Each caller's code is monomorphised: a direct call, as if the
+//! implementation were named here.
 
 use super::packet::ICRC_LEN;
+use core::marker::PhantomData;
 
 /// The reflected CRC-32 polynomial (IEEE 802.3), as the kernel's
 /// `crc32_le` uses it.
@@ -60,25 +69,30 @@ const fn crc32_table() -> [u32; 256] {
 /// `CRC32_TABLE[b]` is the CRC-32 register update for the byte `b`.
 pub(crate) const CRC32_TABLE: [u32; 256] = crc32_table();
 
-/// The kernel's `crc32_le(crc, data)`: feeds `data` into the raw CRC register
-/// `crc` with no inversion on entry or exit.
+/// An implementation of the kernel's `crc32_le(crc, data)`, which the ICRC
+/// is computed with.
 ///
-/// Built into the kernel module, this is the kernel's own `crc32_le`
-/// (accelerated where the CPU allows); on the host it is
-/// [`crc32_le_table`], the reference the tests check (and a KUnit test
-/// checks the two agree).
-pub(crate) fn crc32_le(crc: u32, data: &[u8]) -> u32 {
-    #[cfg(CONFIG_RUST)]
-    {
-        crate::ffi::rt::crc32_le(crc, data)
-    }
-    #[cfg(not(CONFIG_RUST))]
-    {
+/// Implemented by types that are never values, only type parameters: the
+/// kernel's own `crc32_le` (accelerated where the CPU allows) in the
+/// module, [`TableCrc32`] on the host.
+pub(crate) trait Crc32Le {
+    /// Feeds `data` into the raw CRC register `crc` with no inversion on
+    /// entry or exit, and returns the new register.
+    fn update(crc: u32, data: &[u8]) -> u32;
+}
+
+/// The reference [`Crc32Le`], [`crc32_le_table`]: what the host tests check
+/// and the kernel's `crc32_le` is checked against.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TableCrc32;
+
+impl Crc32Le for TableCrc32 {
+    fn update(crc: u32, data: &[u8]) -> u32 {
         crc32_le_table(crc, data)
     }
 }
 
-/// [`crc32_le`] one byte at a time through [`CRC32_TABLE`].
+/// The kernel's `crc32_le` one byte at a time through [`CRC32_TABLE`].
 pub(crate) fn crc32_le_table(crc: u32, data: &[u8]) -> u32 {
     data.iter().fold(crc, |crc, &b| {
         // Only the low byte of the register selects the table entry.
@@ -87,27 +101,32 @@ pub(crate) fn crc32_le_table(crc: u32, data: &[u8]) -> u32 {
     })
 }
 
-/// An incremental CRC-32 computation.
+/// An incremental CRC-32 computation, with the CRC-32 `C`.
 ///
 /// [`Crc32::new`] gives the standard CRC-32; [`icrc_start`] gives one primed
 /// for an ICRC. Feeding the same bytes in any number of pieces yields the
 /// same result.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Crc32 {
+pub(crate) struct Crc32<C> {
     /// The CRC register as `crc32_le` sees it (not inverted).
     state: u32,
+    /// The implementation, a type only.
+    crc: PhantomData<C>,
 }
 
-impl Crc32 {
+impl<C: Crc32Le> Crc32<C> {
     /// Starts a standard CRC-32 (register all ones).
-    pub(crate) const fn new() -> Crc32 {
-        Crc32 { state: !0 }
+    pub(crate) const fn new() -> Crc32<C> {
+        Crc32::from_state(!0)
     }
 
     /// Resumes from a raw register value, such as [`ICRC_SEED`] or one
     /// returned by [`Crc32::state`].
-    pub(crate) const fn from_state(state: u32) -> Crc32 {
-        Crc32 { state }
+    pub(crate) const fn from_state(state: u32) -> Crc32<C> {
+        Crc32 {
+            state,
+            crc: PhantomData,
+        }
     }
 
     /// The raw register value (what C rxe keeps between `rxe_crc32` calls).
@@ -117,7 +136,7 @@ impl Crc32 {
 
     /// Feeds `data`.
     pub(crate) fn update(&mut self, data: &[u8]) {
-        self.state = crc32_le(self.state, data);
+        self.state = C::update(self.state, data);
     }
 
     /// Feeds `data` with every bit set in `mask` forced to one, which is how
@@ -139,16 +158,16 @@ impl Crc32 {
     }
 }
 
-impl Default for Crc32 {
-    fn default() -> Crc32 {
+impl<C: Crc32Le> Default for Crc32<C> {
+    fn default() -> Crc32<C> {
         Crc32::new()
     }
 }
 
 /// The standard CRC-32 of `data` (the "123456789" check value is
 /// `0xcbf43926`).
-pub(crate) fn crc32(data: &[u8]) -> u32 {
-    let mut crc = Crc32::new();
+pub(crate) fn crc32<C: Crc32Le>(data: &[u8]) -> u32 {
+    let mut crc = Crc32::<C>::new();
     crc.update(data);
     crc.finish()
 }
@@ -216,7 +235,7 @@ impl<'a> IpHeader<'a> {
     }
 
     /// Feeds the header into `crc` with its mutable fields masked.
-    fn feed(self, crc: &mut Crc32) {
+    fn feed<C: Crc32Le>(self, crc: &mut Crc32<C>) {
         match self {
             IpHeader::V4(h) => crc.update_masked(h, &IPV4_MASK),
             IpHeader::V6(h) => crc.update_masked(h, &IPV6_MASK),
@@ -248,7 +267,11 @@ pub(crate) enum IcrcError {
 /// Starts an ICRC: a CRC state that has covered the masked LRH, IP and UDP
 /// headers and BTH. Feed it everything after the BTH up to (not including)
 /// the ICRC, then [`Crc32::finish`] gives the ICRC value.
-pub(crate) fn icrc_start(ip: IpHeader<'_>, udp: &[u8; UDP_HDR_LEN], bth: &[u8; BTH_LEN]) -> Crc32 {
+pub(crate) fn icrc_start<C: Crc32Le>(
+    ip: IpHeader<'_>,
+    udp: &[u8; UDP_HDR_LEN],
+    bth: &[u8; BTH_LEN],
+) -> Crc32<C> {
     let mut crc = Crc32::from_state(ICRC_SEED);
     ip.feed(&mut crc);
     crc.update_masked(udp, &UDP_MASK);
@@ -267,14 +290,18 @@ const RC_FLUSH: u8 = 0x1c;
 /// "payload" at offset 0, which is the whole IB part again (BTH unmasked,
 /// FETH, RETH, pad) after the headers. rxe drops a FLUSH whose ICRC is
 /// computed otherwise, so this is the only one that interoperates.
-pub(crate) fn icrc(ip: IpHeader<'_>, udp: &[u8; UDP_HDR_LEN], ib: &[u8]) -> Result<u32, IcrcError> {
+pub(crate) fn icrc<C: Crc32Le>(
+    ip: IpHeader<'_>,
+    udp: &[u8; UDP_HDR_LEN],
+    ib: &[u8],
+) -> Result<u32, IcrcError> {
     let (bth, rest) = ib
         .split_first_chunk::<BTH_LEN>()
         .ok_or(IcrcError::Truncated {
             needed: BTH_LEN,
             available: ib.len(),
         })?;
-    let mut crc = icrc_start(ip, udp, bth);
+    let mut crc = icrc_start::<C>(ip, udp, bth);
     crc.update(rest);
     if bth[0] == RC_FLUSH {
         crc.update(ib);
@@ -295,7 +322,7 @@ pub(crate) const fn from_wire(bytes: [u8; ICRC_LEN]) -> u32 {
 
 /// Checks the ICRC of a received packet whose IB part, from the BTH through
 /// the trailing ICRC, is the contiguous slice `packet`.
-pub(crate) fn verify(
+pub(crate) fn verify<C: Crc32Le>(
     ip: IpHeader<'_>,
     udp: &[u8; UDP_HDR_LEN],
     packet: &[u8],
@@ -308,36 +335,11 @@ pub(crate) fn verify(
         return Err(truncated);
     }
     let (ib, trailer) = packet.split_last_chunk::<ICRC_LEN>().ok_or(truncated)?;
-    let computed = icrc(ip, udp, ib)?;
+    let computed = icrc::<C>(ip, udp, ib)?;
     let received = from_wire(*trailer);
     if computed == received {
         Ok(())
     } else {
         Err(IcrcError::Mismatch { computed, received })
-    }
-}
-
-// In the module only: the kernel's CRC-32 against the reference table.
-// The drop-in build names its suites apart (crate::names). `proto` is
-// also built on the host, where neither the test nor the macro exists.
-#[cfg(CONFIG_KUNIT)]
-#[cfg_attr(not(dropin), kernel::prelude::kunit_tests(rrxe_proto_icrc))]
-#[cfg_attr(dropin, kernel::prelude::kunit_tests(rrxe_proto_icrc_dropin))]
-mod tests {
-    use super::{crc32_le, crc32_le_table};
-
-    #[test]
-    fn kernel_crc32_matches_the_reference_table() {
-        let mut data = [0u8; 1500];
-        for (i, b) in data.iter_mut().enumerate() {
-            *b = (i * 7 + 3) as u8;
-        }
-        for len in [0usize, 1, 7, 64, 1024, 1500] {
-            let bytes = &data[..len];
-            assert_eq!(
-                crc32_le(0xdebb_20e3, bytes),
-                crc32_le_table(0xdebb_20e3, bytes)
-            );
-        }
     }
 }

@@ -11,7 +11,7 @@
 
 use crate::{
     ffi::net::{Net, NetDev, RxDatagram, TunnelRecv, UdpTunnel},
-    rx::recv,
+    rx::demux,
     transport::shared::Shared,
     transport::xmit::ROCE_PORT,
 };
@@ -68,7 +68,7 @@ impl TunnelRecv for Rx {
             None => None,
         };
         if let Some(dev) = dev {
-            recv::receive(&dev, &pkt);
+            demux::receive(&dev, &pkt);
         }
     }
 }

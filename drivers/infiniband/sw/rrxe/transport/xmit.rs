@@ -12,6 +12,7 @@ use crate::{
     dev::counters::{Counter, Counters},
     dev::path::Path,
     ffi::net::{send_udp, NetDev, SkBuff, SkbOwner, UdpTx},
+    ffi::rxe_abi::KernelCrc32,
     proto::{
         icrc::{self, IpHeader},
         packet::{pad_len, Headers, ICRC_LEN},
@@ -87,7 +88,7 @@ fn seal(ip: &[u8], udp: &[u8; 8], ib: &mut [u8]) {
     let Ok(ip) = IpHeader::from_slice(ip) else {
         return;
     };
-    if let Ok(value) = icrc::icrc(ip, udp, body) {
+    if let Ok(value) = icrc::icrc::<KernelCrc32>(ip, udp, body) {
         crc.copy_from_slice(&icrc::to_wire(value));
     }
 }

@@ -1,35 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! An rrxe device: one RoCEv2 port on top of one Ethernet netdev. Here are
-//! the driver data of its `ib_device` and the verbs; the state the data path
-//! and netdev events share with it is [`Shared`], in [`crate::transport::shared`].
+//! the driver data of its `ib_device`, the verbs of the device and its port,
+//! and its `Operations`, which hand each object's verbs to their room:
+//! [`super::pd`] (PDs, AHs), [`super::queues`] (CQs, SRQs), [`super::qp`]
+//! and [`super::mem`] (MRs, MWs). The state the data path and netdev events
+//! share with it is [`Shared`], in [`crate::transport::shared`].
 
 use crate::{
     dev::ah::RrxeAh,
     dev::counters,
     dev::counters::ObjectCount,
     dev::params,
-    dev::pd::RrxePd,
     dev::round_robin::RoundRobin,
     ffi::ib::{
         self, consts::*, Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice,
-        KernelMemory, Mr, MrKeys, Mw, Operations, Pd, PortAttr, PortImmutable, PortModify,
-        PostError, Qp, QpAttr, QpBinding, QpInitAttr, RecvWrs, SendWrs, Srq, SrqHandle, Udata,
-        WorkCompletion,
+        Mr, MrKeys, Mw, Operations, Pd, PortAttr, PortImmutable, PortModify, PostError, Qp, QpAttr,
+        QpBinding, QpInitAttr, RecvWrs, SendWrs, Srq, SrqHandle, Udata, WorkCompletion,
     },
     ffi::net::NetDevRef,
-    ffi::rt,
-    logic::{self, mad, qp_state::QpType},
-    mem::mr::{MrSpec, RrxeMr},
+    logic::mad,
+    mem::mr::RrxeMr,
     mem::mw::RrxeMw,
     proto,
     queues::cq::RrxeCq,
     queues::srq::{RrxeSrq, SrqNumbers},
     registry,
     rx::tunnel,
-    transport::control::QpLinks,
-    transport::qp::{QpInner, RrxeQp},
+    transport::qp::RrxeQp,
     transport::shared::Shared,
+    verbs::pd::RrxePd,
 };
 use core::mem::MaybeUninit;
 use kernel::{
@@ -51,13 +51,17 @@ pub(crate) struct RrxeDevice {
     /// Serialises QP creation, so that a number found free stays free while
     /// the QP is built (which sleeps, so it cannot happen under `qps`' lock).
     #[pin]
-    qp_create: Mutex<()>,
+    pub(super) qp_create: Mutex<()>,
     /// Where the search for a free QP number continues.
-    next_qpn: RoundRobin,
-    srqs: ObjectCount,
-    srq_numbers: SrqNumbers,
-    pds: ObjectCount,
-    cqs: ObjectCount,
+    pub(super) next_qpn: RoundRobin,
+    /// The SRQs, counted against `MAX_SRQ`.
+    pub(super) srqs: ObjectCount,
+    /// The SRQs' numbers.
+    pub(super) srq_numbers: SrqNumbers,
+    /// The PDs, counted against `MAX_PD`.
+    pub(super) pds: ObjectCount,
+    /// The CQs, counted against `MAX_CQ`.
+    pub(super) cqs: ObjectCount,
 }
 
 impl RrxeDevice {
@@ -74,38 +78,6 @@ impl RrxeDevice {
             pds: ObjectCount::new(),
             cqs: ObjectCount::new(),
         })
-    }
-
-    /// Enters `qp` into the QP table under a free number (1 for GSI).
-    fn insert_qp(
-        &self,
-        make: impl FnOnce(u32) -> Result<Arc<QpInner>>,
-        gsi: bool,
-    ) -> Result<Arc<QpInner>> {
-        let _creating = self.qp_create.lock();
-        let qpn = if gsi {
-            if self.shared.qps.contains(1) {
-                return Err(EINVAL);
-            }
-            1
-        } else {
-            self.free_qpn()?
-        };
-        let qp = make(qpn)?;
-        self.shared.qps.store(qpn as usize, qp.clone())?;
-        Ok(qp)
-    }
-
-    /// A QP number from `MIN_QPN` on that is not in use, searched
-    /// round-robin so that a number is not reused right after its QP is
-    /// destroyed. Runs under `qp_create`, so a number found free stays so.
-    fn free_qpn(&self) -> Result<u32> {
-        self.next_qpn
-            .find(params::MIN_QPN, params::MAX_QP, |qpn| {
-                !self.shared.qps.contains(qpn as usize)
-            })
-            .map(|(qpn, _)| qpn)
-            .ok_or(ENOMEM)
     }
 
     fn check_port(port: u32) -> Result {
@@ -227,18 +199,22 @@ impl Operations for RrxeDevice {
         // pages nobody reads any more, and the mapping holds no module code
         // (see `ib::queue_buf`), so removal and `rmmod` need not wait.
     }
+
+    // The verbs of the objects are in their rooms of `verbs/` (see the
+    // module's documentation), as inherent functions of `RrxeDevice` with
+    // the method's name and signature: `Self::` finds those before the
+    // trait's own (were one missing, this would be an unconditional
+    // recursion, which rustc reports).
     type Pd = RrxePd;
     type Cq = RrxeCq;
     type Qp = RrxeQp;
 
-    fn alloc_pd(dev: &IbDevice<Self>, _udata: Option<&Udata>) -> Result<RrxePd> {
-        dev.pds.take(params::MAX_PD)?;
-        Ok(RrxePd)
+    fn alloc_pd(dev: &IbDevice<Self>, udata: Option<&Udata>) -> Result<RrxePd> {
+        Self::alloc_pd(dev, udata)
     }
 
     fn dealloc_pd(pd: &Pd<Self>) -> Result {
-        pd.device::<Self>().pds.give();
-        Ok(())
+        Self::dealloc_pd(pd)
     }
 
     fn create_cq(
@@ -247,26 +223,23 @@ impl Operations for RrxeDevice {
         attr: &CqInitAttr,
         udata: Option<&Udata>,
     ) -> Result<(RrxeCq, u32)> {
-        dev.cqs.take(params::MAX_CQ)?;
-        RrxeCq::new(handle, attr, udata).inspect_err(|_| dev.cqs.give())
+        Self::create_cq(dev, handle, attr, udata)
     }
 
     fn destroy_cq(cq: &Cq<Self>) -> Result {
-        cq.inner.destroy();
-        cq.device::<Self>().cqs.give();
-        Ok(())
+        Self::destroy_cq(cq)
     }
 
     fn resize_cq(cq: &Cq<Self>, entries: u32, udata: Option<&Udata>) -> Result<u32> {
-        cq.resize(entries, udata)
+        Self::resize_cq(cq, entries, udata)
     }
 
     fn req_notify_cq(cq: &Cq<Self>, flags: u32) -> Result<i32> {
-        cq.req_notify(flags)
+        Self::req_notify_cq(cq, flags)
     }
 
     fn poll_cq(cq: &Cq<Self>, wc: &mut [MaybeUninit<WorkCompletion>]) -> Result<usize> {
-        cq.poll(wc)
+        Self::poll_cq(cq, wc)
     }
 
     fn create_qp(
@@ -275,75 +248,35 @@ impl Operations for RrxeDevice {
         binding: QpBinding<'_, Self>,
         udata: Option<&Udata>,
     ) -> Result<(RrxeQp, u32)> {
-        let gsi = init.qp_type == QpType::Gsi.raw();
-        let (Some(scq), Some(rcq)) = (binding.send_cq, binding.recv_cq) else {
-            return Err(EINVAL);
-        };
-        let links = QpLinks {
-            handle: binding.handle,
-            send_cq: scq.inner.clone(),
-            recv_cq: rcq.inner.clone(),
-            srq: binding.srq.map(|s| s.inner.clone()),
-            pd: binding.pd,
-            dev: dev.shared.clone(),
-        };
-        let inner = dev.insert_qp(|qpn| QpInner::new(qpn, init, links, udata), gsi)?;
-        let qpn = inner.qpn();
-        Ok((RrxeQp { inner }, qpn))
+        Self::create_qp(dev, init, binding, udata)
     }
 
-    fn modify_qp(qp: &Qp<Self>, attr: &QpAttr, mask: u32, _udata: Option<&Udata>) -> Result {
-        qp.inner.modify(attr, mask)
+    fn modify_qp(qp: &Qp<Self>, attr: &QpAttr, mask: u32, udata: Option<&Udata>) -> Result {
+        Self::modify_qp(qp, attr, mask, udata)
     }
 
     fn query_qp(qp: &Qp<Self>, attr: &mut QpAttr, init: &mut QpInitAttr) -> Result {
-        qp.inner.query(attr, init);
-        Ok(())
+        Self::query_qp(qp, attr, init)
     }
 
     fn destroy_qp(qp: &Qp<Self>) -> Result {
-        // IBA o10-2.2.3, as rxe: not while attached to a multicast group
-        // (the core already refuses, counting attachments in `usecnt`).
-        if qp.inner.in_mcast_group() {
-            return Err(EBUSY);
-        }
-        let removed = qp
-            .device::<Self>()
-            .shared
-            .qps
-            .remove(qp.inner.qpn() as usize);
-        drop(removed);
-        // Softirqs that found the QP in the table are done with it once a
-        // grace period has passed (receive runs under RCU); then no
-        // reference but ours is left, and the QP's queues are freed here,
-        // in process context.
-        rt::synchronize_rcu();
-        qp.inner.destroy();
-        Ok(())
+        Self::destroy_qp(qp)
     }
 
     fn post_send(qp: &Qp<Self>, wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {
-        QpInner::post_send::<Self>(&qp.inner, wrs)
+        Self::post_send(qp, wrs)
     }
 
     fn post_recv(qp: &Qp<Self>, wrs: Option<RecvWrs<'_>>) -> Result<(), PostError> {
-        qp.inner.post_recv(wrs)
+        Self::post_recv(qp, wrs)
     }
 
-    fn attach_mcast(qp: &Qp<Self>, mgid: &[u8; 16], _mlid: u16) -> Result {
-        check_mcast(qp, mgid)?;
-        let shared = &qp.device::<Self>().shared;
-        shared
-            .mcast
-            .attach(&qp.inner, mgid, shared.netdev().as_deref())
+    fn attach_mcast(qp: &Qp<Self>, mgid: &[u8; 16], mlid: u16) -> Result {
+        Self::attach_mcast(qp, mgid, mlid)
     }
 
-    fn detach_mcast(qp: &Qp<Self>, mgid: &[u8; 16], _mlid: u16) -> Result {
-        check_mcast(qp, mgid)?;
-        let shared = &qp.device::<Self>().shared;
-        shared
-            .mcast
-            .detach(&qp.inner, mgid, shared.netdev().as_deref())
+    fn detach_mcast(qp: &Qp<Self>, mgid: &[u8; 16], mlid: u16) -> Result {
+        Self::detach_mcast(qp, mgid, mlid)
     }
 
     type Srq = RrxeSrq;
@@ -354,8 +287,7 @@ impl Operations for RrxeDevice {
         init: &mut ib::SrqInitAttr,
         udata: Option<&Udata>,
     ) -> Result<RrxeSrq> {
-        dev.srqs.take(params::MAX_SRQ)?;
-        RrxeSrq::new(&dev.srq_numbers, handle, init, udata).inspect_err(|_| dev.srqs.give())
+        Self::create_srq(dev, handle, init, udata)
     }
 
     fn modify_srq(
@@ -364,21 +296,19 @@ impl Operations for RrxeDevice {
         mask: u32,
         udata: Option<&Udata>,
     ) -> Result {
-        srq.modify(attr, mask, udata)
+        Self::modify_srq(srq, attr, mask, udata)
     }
 
     fn query_srq(srq: &Srq<Self>, attr: &mut ib::SrqAttr) -> Result {
-        srq.query(attr);
-        Ok(())
+        Self::query_srq(srq, attr)
     }
 
     fn destroy_srq(srq: &Srq<Self>) -> Result {
-        srq.device::<Self>().srqs.give();
-        Ok(())
+        Self::destroy_srq(srq)
     }
 
     fn post_srq_recv(srq: &Srq<Self>, wrs: RecvWrs<'_>) -> Result<(), PostError> {
-        srq.post(wrs)
+        Self::post_srq_recv(srq, wrs)
     }
 
     type Ah = RrxeAh;
@@ -390,33 +320,25 @@ impl Operations for RrxeDevice {
         sleepable: bool,
         udata: Option<&Udata>,
     ) -> Result<RrxeAh> {
-        dev.shared
-            .ahs
-            .create(pd.as_raw() as usize, attr, sleepable, udata)
+        Self::create_ah(dev, pd, attr, sleepable, udata)
     }
 
     fn destroy_ah(ah: &Ah<Self>) -> Result {
-        ah.device::<Self>().shared.ahs.remove(&ah.inner);
-        Ok(())
+        Self::destroy_ah(ah)
     }
 
     fn query_ah(ah: &Ah<Self>, attr: &mut ib::AhAttrRaw) -> Result {
-        *attr = *ah.inner.attr().get();
-        Ok(())
+        Self::query_ah(ah, attr)
     }
 
     fn modify_ah(ah: &Ah<Self>, attr: &AhAttr) -> Result {
-        ah.inner.modify(attr)
+        Self::modify_ah(ah, attr)
     }
 
     type Mr = RrxeMr;
 
     fn get_dma_mr(pd: &Pd<Self>, access: u32) -> Result<(RrxeMr, MrKeys)> {
-        let kmem = KernelMemory::for_pd::<Self>(pd)?;
-        let spec = MrSpec::dma(pd.as_raw() as usize, kmem, access)?;
-        let inner = pd.device::<Self>().shared.mrs.insert_spec(spec)?;
-        let keys = inner.keys();
-        Ok((RrxeMr { inner }, keys))
+        Self::get_dma_mr(pd, access)
     }
 
     fn reg_user_mr(
@@ -425,73 +347,43 @@ impl Operations for RrxeDevice {
         length: u64,
         iova: u64,
         access: u32,
-        _udata: Option<&Udata>,
+        udata: Option<&Udata>,
     ) -> Result<(RrxeMr, MrKeys)> {
-        let dev = pd.device::<Self>();
-        let spec = MrSpec::user(dev, pd.as_raw() as usize, start, length, iova, access)?;
-        let inner = dev.shared.mrs.insert_spec(spec)?;
-        let keys = inner.keys();
-        Ok((RrxeMr { inner }, keys))
+        Self::reg_user_mr(pd, start, length, iova, access, udata)
     }
 
     fn dereg_mr(mr: &Mr<Self>) -> Result {
-        // Refused while memory windows are bound (as rxe); afterwards no
-        // window can bind to it.
-        mr.inner.start_dereg()?;
-        mr.device::<Self>().shared.mrs.remove(&mr.inner);
-        // The data path only holds an MR while it copies, under RCU (see
-        // destroy_qp): after a grace period the pages are ours to unpin.
-        rt::synchronize_rcu();
-        Ok(())
+        Self::dereg_mr(mr)
     }
 
     fn alloc_mr(pd: &Pd<Self>, mr_type: u32, max_num_sg: u32) -> Result<(RrxeMr, MrKeys)> {
-        let kmem = KernelMemory::for_pd::<Self>(pd)?;
-        let spec = MrSpec::fast(pd.as_raw() as usize, kmem, mr_type, max_num_sg)?;
-        let inner = pd.device::<Self>().shared.mrs.insert_spec(spec)?;
-        let keys = inner.keys();
-        Ok((RrxeMr { inner }, keys))
+        Self::alloc_mr(pd, mr_type, max_num_sg)
     }
 
     fn map_mr_sg_start(mr: &Mr<Self>, page_size: u32) -> Result {
-        mr.inner.start_pages(page_size)
+        Self::map_mr_sg_start(mr, page_size)
     }
 
     fn mr_set_page(mr: &Mr<Self>, addr: u64) -> Result {
-        mr.inner.add_page(addr)
+        Self::mr_set_page(mr, addr)
     }
 
     fn mr_mapped(mr: &Mr<Self>, iova: u64, length: u64) {
-        mr.inner.set_mapping(iova, length);
+        Self::mr_mapped(mr, iova, length)
     }
 
-    fn rereg_user_mr(mr: &Mr<Self>, flags: u32, _access: u32, new_pd: Option<&Pd<Self>>) -> Result {
-        // As rxe: only moving to another PD (new access rights or pages
-        // would race with the data path's use of the region).
-        if flags & !IB_MR_REREG_PD != 0 {
-            return Err(EOPNOTSUPP);
-        }
-        if let Some(pd) = new_pd {
-            mr.inner.set_pd(pd.as_raw() as usize);
-        }
-        Ok(())
+    fn rereg_user_mr(mr: &Mr<Self>, flags: u32, access: u32, new_pd: Option<&Pd<Self>>) -> Result {
+        Self::rereg_user_mr(mr, flags, access, new_pd)
     }
 
     type Mw = RrxeMw;
 
     fn alloc_mw(pd: &Pd<Self>, mw_type: u32) -> Result<(RrxeMw, u32)> {
-        let inner = pd
-            .device::<Self>()
-            .shared
-            .mws
-            .alloc(pd.as_raw() as usize, mw_type)?;
-        let rkey = inner.rkey();
-        Ok((RrxeMw { inner }, rkey))
+        Self::alloc_mw(pd, mw_type)
     }
 
     fn dealloc_mw(mw: &Mw<Self>) -> Result {
-        mw.device::<Self>().shared.mws.dealloc(&mw.inner);
-        Ok(())
+        Self::dealloc_mw(mw)
     }
 
     fn hw_stat_names() -> &'static [ib::StatDesc] {
@@ -521,15 +413,5 @@ impl Operations for RrxeDevice {
             pr_info!("{}: added on {}\n", dev.name(), ndev.name());
         }
         Ok(())
-    }
-}
-
-/// What the core checks before attaching or detaching (a UD QP, a
-/// multicast GID), checked again: `EINVAL` otherwise.
-fn check_mcast(qp: &Qp<RrxeDevice>, mgid: &[u8; 16]) -> Result {
-    if qp.inner.ty == QpType::Ud && logic::mcast::is_multicast(mgid) {
-        Ok(())
-    } else {
-        Err(EINVAL)
     }
 }

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The receive path: what arrives on UDP port 4791, checked before any QP
-//! sees it (framing, ICRC, P_Key, destination QP, transport), then handed
-//! to the QP's responder or completer, or, for a multicast group, to the
-//! responder of every QP attached to it. Runs in softirq context.
+//! The receive demultiplexer: what arrives on UDP port 4791, checked before
+//! any QP sees it (framing, ICRC, P_Key, destination QP, transport), then
+//! handed to the QP's responder or completer, or, for a multicast group, to
+//! the responder of every QP attached to it. Runs in softirq context.
 
 use crate::{
-    ffi::net::RxDatagram,
+    ffi::{net::RxDatagram, rxe_abi::KernelCrc32},
     logic::{mcast::MULTICAST_QPN, qp_state::QpType},
     proto::{
         icrc::{self, IpHeader},
@@ -43,7 +43,7 @@ pub(crate) fn receive(dev: &Shared, dg: &RxDatagram) {
     let Ok(ip) = IpHeader::from_slice(dg.ip_header()) else {
         return;
     };
-    if icrc::verify(ip, dg.udp_header(), ib).is_err() {
+    if icrc::verify::<KernelCrc32>(ip, dg.udp_header(), ib).is_err() {
         return;
     }
     let bth = &pkt.headers.bth;

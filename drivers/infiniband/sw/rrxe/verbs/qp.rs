@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The verbs of queue pairs: QP numbers and the device's QP table, creation
+//! and destruction, multicast attachment; the rest goes to the QP itself
+//! ([`crate::transport::control`]).
+
+use super::device::RrxeDevice;
+use crate::{
+    dev::params,
+    ffi::ib::{IbDevice, PostError, Qp, QpAttr, QpBinding, QpInitAttr, RecvWrs, SendWrs, Udata},
+    ffi::rt,
+    logic::{self, qp_state::QpType},
+    transport::control::QpLinks,
+    transport::qp::{QpInner, RrxeQp},
+};
+use kernel::{prelude::*, sync::Arc};
+
+// The verbs of QPs, which `RrxeDevice`'s `Operations` calls.
+impl RrxeDevice {
+    /// Enters `qp` into the QP table under a free number (1 for GSI).
+    fn insert_qp(
+        &self,
+        make: impl FnOnce(u32) -> Result<Arc<QpInner>>,
+        gsi: bool,
+    ) -> Result<Arc<QpInner>> {
+        let _creating = self.qp_create.lock();
+        let qpn = if gsi {
+            if self.shared.qps.contains(1) {
+                return Err(EINVAL);
+            }
+            1
+        } else {
+            self.free_qpn()?
+        };
+        let qp = make(qpn)?;
+        self.shared.qps.store(qpn as usize, qp.clone())?;
+        Ok(qp)
+    }
+
+    /// A QP number from `MIN_QPN` on that is not in use, searched
+    /// round-robin so that a number is not reused right after its QP is
+    /// destroyed. Runs under `qp_create`, so a number found free stays so.
+    fn free_qpn(&self) -> Result<u32> {
+        self.next_qpn
+            .find(params::MIN_QPN, params::MAX_QP, |qpn| {
+                !self.shared.qps.contains(qpn as usize)
+            })
+            .map(|(qpn, _)| qpn)
+            .ok_or(ENOMEM)
+    }
+
+    /// `Operations::create_qp`: a QP under a free number (1 for GSI), linked to
+    /// its CQs, SRQ and PD.
+    pub(super) fn create_qp(
+        dev: &IbDevice<Self>,
+        init: &mut QpInitAttr,
+        binding: QpBinding<'_, Self>,
+        udata: Option<&Udata>,
+    ) -> Result<(RrxeQp, u32)> {
+        let gsi = init.qp_type == QpType::Gsi.raw();
+        let (Some(scq), Some(rcq)) = (binding.send_cq, binding.recv_cq) else {
+            return Err(EINVAL);
+        };
+        let links = QpLinks {
+            handle: binding.handle,
+            send_cq: scq.inner.clone(),
+            recv_cq: rcq.inner.clone(),
+            srq: binding.srq.map(|s| s.inner.clone()),
+            pd: binding.pd,
+            dev: dev.shared.clone(),
+        };
+        let inner = dev.insert_qp(|qpn| QpInner::new(qpn, init, links, udata), gsi)?;
+        let qpn = inner.qpn();
+        Ok((RrxeQp { inner }, qpn))
+    }
+
+    /// `Operations::modify_qp`: a QP state transition and attributes.
+    pub(super) fn modify_qp(
+        qp: &Qp<Self>,
+        attr: &QpAttr,
+        mask: u32,
+        _udata: Option<&Udata>,
+    ) -> Result {
+        qp.inner.modify(attr, mask)
+    }
+
+    /// `Operations::query_qp`: the QP's attributes.
+    pub(super) fn query_qp(qp: &Qp<Self>, attr: &mut QpAttr, init: &mut QpInitAttr) -> Result {
+        qp.inner.query(attr, init);
+        Ok(())
+    }
+
+    /// `Operations::destroy_qp`: the QP out of the table and destroyed, once no
+    /// softirq can hold it.
+    pub(super) fn destroy_qp(qp: &Qp<Self>) -> Result {
+        // IBA o10-2.2.3, as rxe: not while attached to a multicast group
+        // (the core already refuses, counting attachments in `usecnt`).
+        if qp.inner.in_mcast_group() {
+            return Err(EBUSY);
+        }
+        let removed = qp
+            .device::<Self>()
+            .shared
+            .qps
+            .remove(qp.inner.qpn() as usize);
+        drop(removed);
+        // Softirqs that found the QP in the table are done with it once a
+        // grace period has passed (receive runs under RCU); then no
+        // reference but ours is left, and the QP's queues are freed here,
+        // in process context.
+        rt::synchronize_rcu();
+        qp.inner.destroy();
+        Ok(())
+    }
+
+    /// `Operations::post_send`: a kernel consumer's send work requests, or a
+    /// process's doorbell.
+    pub(super) fn post_send(qp: &Qp<Self>, wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {
+        QpInner::post_send::<Self>(&qp.inner, wrs)
+    }
+
+    /// `Operations::post_recv`: a kernel consumer's receive work requests, or a
+    /// process's doorbell.
+    pub(super) fn post_recv(qp: &Qp<Self>, wrs: Option<RecvWrs<'_>>) -> Result<(), PostError> {
+        qp.inner.post_recv(wrs)
+    }
+
+    /// `Operations::attach_mcast`: the UD QP joins a multicast group.
+    pub(super) fn attach_mcast(qp: &Qp<Self>, mgid: &[u8; 16], _mlid: u16) -> Result {
+        check_mcast(qp, mgid)?;
+        let shared = &qp.device::<Self>().shared;
+        shared
+            .mcast
+            .attach(&qp.inner, mgid, shared.netdev().as_deref())
+    }
+
+    /// `Operations::detach_mcast`: the UD QP leaves a multicast group.
+    pub(super) fn detach_mcast(qp: &Qp<Self>, mgid: &[u8; 16], _mlid: u16) -> Result {
+        check_mcast(qp, mgid)?;
+        let shared = &qp.device::<Self>().shared;
+        shared
+            .mcast
+            .detach(&qp.inner, mgid, shared.netdev().as_deref())
+    }
+}
+
+/// What the core checks before attaching or detaching (a UD QP, a
+/// multicast GID), checked again: `EINVAL` otherwise.
+fn check_mcast(qp: &Qp<RrxeDevice>, mgid: &[u8; 16]) -> Result {
+    if qp.inner.ty == QpType::Ud && logic::mcast::is_multicast(mgid) {
+        Ok(())
+    } else {
+        Err(EINVAL)
+    }
+}
