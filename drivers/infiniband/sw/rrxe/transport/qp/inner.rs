@@ -17,7 +17,7 @@ use crate::{
     queues::cq::CqInner,
     queues::queue::SharedQueue,
     queues::srq::SrqInner,
-    transport::shared::Shared,
+    transport::dev_ctx::DevCtx,
 };
 use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::{
@@ -61,8 +61,10 @@ pub(crate) struct QpInner {
     pub(in crate::transport) is_user: bool,
     /// The PD (its address: an identity compared with MRs').
     pub(crate) pd: usize,
-    /// The device's data-path state (tables, counters, netdev).
-    pub(crate) dev: Arc<Shared>,
+    /// What the QP reaches of its device: the netdev, the counters, the
+    /// MR, MW and AH tables (not the device's `Shared`, whose tables hold
+    /// QPs).
+    pub(crate) dev: Arc<DevCtx>,
     // Lock order: `state`, then `sq` or `rq`, then a CQ's lock (or the
     // SRQ's, or a device table's, each alone), then `deferrals`. All turn
     // interrupts off: the data path takes them in softirq context. The
