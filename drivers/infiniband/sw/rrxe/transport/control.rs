@@ -38,10 +38,10 @@ use crate::{
     queues::post::{self, SendLimits},
     queues::queue::SharedQueue,
     queues::srq::SrqInner,
+    transport::dev_ctx::DevCtx,
     transport::qp::{apply, check_attrs, initial_attr, QpInner, QpState_, RunOnce, MTU_RANGE},
     transport::resp::RespState,
     transport::send::SendState,
-    transport::shared::Shared,
 };
 use core::sync::atomic::AtomicU32;
 use kernel::{new_delayed_work, new_spinlock_irq, new_work, prelude::*, sync::Arc};
@@ -58,8 +58,9 @@ pub(crate) struct QpLinks {
     pub(crate) srq: Option<Arc<SrqInner>>,
     /// The PD (its address).
     pub(crate) pd: usize,
-    /// The device's data-path state.
-    pub(crate) dev: Arc<Shared>,
+    /// What the QP reaches of its device (the netdev, the counters, the
+    /// memory and AH tables).
+    pub(crate) dev: Arc<DevCtx>,
 }
 
 /// The errno of a refused transition: `EOPNOTSUPP` for what rxe does not

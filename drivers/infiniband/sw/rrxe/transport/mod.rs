@@ -28,6 +28,9 @@
 //! - [`xmit`] (packets, the outbox) and the roles' own state,
 //!   [`send::state`] (with its flights) and [`resp::state`]: fields of the
 //!   QP's locked state, naming nothing else of the transport;
+//! - [`dev_ctx`]: what a QP reaches of its device ([`dev_ctx::DevCtx`]:
+//!   the port and its netdev, the counters, the MR, MW and AH tables),
+//!   naming nothing of the transport;
 //! - [`qp`]: the QP's own rooms (the object [`qp::QpInner`], its locked
 //!   state, context, effects collector, attributes, flush, run-once flag
 //!   and the gate of its deferred work);
@@ -38,15 +41,16 @@
 //!   timers, carrying out the effects; it alone names both the roles and
 //!   the QP's locks;
 //! - [`control`]: the QP's verbs, above the engine since `post_send` runs
-//!   the requester.
-//!
-//! The device state the QPs share is [`shared`] (with the QP and multicast
-//! tables the receive path above looks up, [`mcast`]). It is the one
-//! exception: a QP keeps its device's `Shared` (for the counters, the
-//! memory tables and the netdev), and `Shared` holds the QPs in its tables,
-//! so `qp`, `shared` and `mcast` name each other.
+//!   the requester;
+//! - [`mcast`] (the multicast groups, lists of QPs) and [`shared`], the
+//!   device state the receive path, the verbs and netdev events share:
+//!   the QP table, the multicast table and the device's `DevCtx`, which
+//!   [`shared::Shared`] derefs to. They hold QPs, so they sit above `qp`;
+//!   a QP keeps only its `DevCtx`, never `Shared`, so nothing below names
+//!   them.
 
 pub(crate) mod control;
+pub(crate) mod dev_ctx;
 pub(crate) mod engine;
 pub(crate) mod flush;
 pub(crate) mod mcast;

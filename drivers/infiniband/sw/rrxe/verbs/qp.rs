@@ -67,7 +67,7 @@ impl RrxeDevice {
             recv_cq: rcq.inner.clone(),
             srq: binding.srq.map(|s| s.inner.clone()),
             pd: binding.pd,
-            dev: dev.shared.clone(),
+            dev: dev.shared.ctx.clone(),
         };
         let inner = dev.insert_qp(|qpn| QpInner::new(qpn, init, links, udata), gsi)?;
         let qpn = inner.qpn();

@@ -7,7 +7,7 @@
 //! field and apart from the verbs that call it, so that the copy can be
 //! read against rxe's `rxe_qp_from_attr`.
 
-use super::{QpInner, QpState_};
+use super::{inner::QpInner, state::QpState_};
 use crate::{
     dev::params,
     dev::path::Path,

@@ -3,22 +3,22 @@
 //! What a role may read of its QP besides the locked state: [`QpCtx`].
 //!
 //! The requester, completer and responder are functions of this context,
-//! the QP's locked state ([`QpState_`](super::QpState_)) and an
-//! [`Effects`](super::Effects). The context is built by the engine from
-//! the QP ([`QpInner::ctx`]) where it takes the lock, and holds only what
-//! the roles read: plain values fixed at creation, and shared references
-//! to the few objects they must reach (the device's counters and tables,
-//! the CQs, the SRQ). It holds neither the QP's locks nor its work items
-//! and timers, so a role can neither lock the QP again, nor queue work,
-//! nor reach the verbs' side of the QP: what it does is what it is handed
-//! and what it records in the `Effects`.
+//! the QP's locked state ([`QpState_`](super::state::QpState_)) and an
+//! [`Effects`](super::effects::Effects). The context is built by the engine
+//! from the QP ([`QpInner::ctx`]) where it takes the lock, and holds only
+//! what the roles read: plain values fixed at creation, and shared
+//! references to the few objects they must reach (the device's counters and
+//! tables, the CQs, the SRQ). It holds neither the QP's locks nor its work
+//! items and timers, so a role can neither lock the QP again, nor queue
+//! work, nor reach the verbs' side of the QP: what it does is what it is
+//! handed and what it records in the `Effects`.
 //!
 //! The objects behind the references have locks or atomics of their own.
 //! Each field says why touching it under the QP's lock is safe: every lock
 //! it takes nests inside the QP's (and the SQ's or RQ's), and none of them
 //! is ever held while the QP's lock is taken.
 
-use super::QpInner;
+use super::inner::QpInner;
 use crate::{
     dev::{ah::AhTable, counters::Counters},
     ffi::ib::{QpCap, QpHandle},

@@ -12,7 +12,7 @@
 //! (`HasWork`, `HasDelayedWork`) and the one way to queue them. The
 //! socket-buffer hook, which only reschedules a paused QP, is here too.
 
-use super::QpInner;
+use super::inner::QpInner;
 use crate::{
     ffi::net::{SkbAccount, SkbOwner},
     logic::flow::{skbs_may_resume, skbs_must_pause},

@@ -7,7 +7,7 @@
 //! once at a time ([`RunOnce`](super::run_once::RunOnce)) and calls the
 //! CQs' handlers with no lock held.
 
-use super::QpInner;
+use super::inner::QpInner;
 use crate::{
     ffi::ib::Event,
     logic::wc::WcStatus,

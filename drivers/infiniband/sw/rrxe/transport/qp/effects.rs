@@ -8,7 +8,7 @@
 //! queueing a timer and flushing the queues into ERR all take other locks
 //! or call out of the driver, so none of them may happen under the QP's
 //! lock. The engine makes an `Effects` on its stack, hands it to the roles
-//! with the QP's read-only context ([`QpCtx`](super::QpCtx)) and the
+//! with the QP's read-only context ([`QpCtx`](super::ctx::QpCtx)) and the
 //! locked state, [settles](Effects::settle) it against the state before
 //! the lock is dropped, and carries it out after (`QpInner::apply`). The
 //! roles only record; nothing here acts, so a role can be run and its
@@ -32,7 +32,7 @@
 //! 6. the flush into ERR, last: the consumer hears of the completions the
 //!    pass posted before the flush completes the rest in error.
 
-use super::QpState_;
+use super::state::QpState_;
 use crate::{
     logic::qp_state::QpState,
     queues::{cq::Posted, srq::Taken},

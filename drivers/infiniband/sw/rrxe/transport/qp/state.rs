@@ -6,9 +6,9 @@
 //! the roles in `transport` see one plain struct, handed to them as
 //! `&mut`. What they read of the QP but never change is not kept here
 //! either: it is in the QP itself, and they see it through a
-//! [`QpCtx`](super::QpCtx). What the data path decides under the lock but
-//! may only carry out after it is not kept here: it goes into an
-//! [`Effects`](super::Effects), which lives for one pass.
+//! [`QpCtx`](super::ctx::QpCtx). What the data path decides under the
+//! lock but may only carry out after it is not kept here: it goes into an
+//! [`Effects`](super::effects::Effects), which lives for one pass.
 
 use crate::{
     dev::path::Path,

@@ -18,11 +18,14 @@
 //! receive WQEs, [`read`] and [`atomic`] execute READs and atomics into the
 //! responder resources, [`read`] also sending the READ responses and
 //! whatever waits behind them, [`duplicate`] answers requests again,
-//! [`ack`] builds the ACKs and the other short answers.
+//! [`ack`] builds the ACKs and the other short answers. [`meta`] is what a
+//! packet comes with besides its IB part ([`RxMeta`]: addresses, IP
+//! header, netdev), which the receive path hands in.
 
 mod ack;
 mod atomic;
 mod duplicate;
+mod meta;
 mod place;
 mod rc;
 mod read;
@@ -31,37 +34,16 @@ pub(crate) mod state;
 mod uc;
 mod ud;
 
+pub(crate) use meta::RxMeta;
 pub(crate) use read::send_read_responses;
 pub(crate) use state::RespState;
 
 use crate::{
-    dev::path::Path,
-    ffi::net::{IpAddr, NetDev},
     logic::qp_state::QpType,
     proto::packet::Packet,
     queues::queue::SharedQueue,
     transport::qp::{Effects, QpCtx, QpState_},
 };
-
-/// What the packet came with besides its IB part.
-pub(crate) struct RxMeta<'a> {
-    /// The sender's address.
-    pub(crate) src: IpAddr,
-    /// The address the packet was sent to.
-    pub(crate) dst: IpAddr,
-    /// The whole IP header (for the GRH of UD receives).
-    pub(crate) ip_header: &'a [u8],
-    /// The netdev answers leave through (the device's).
-    pub(crate) ndev: &'a NetDev,
-}
-
-impl RxMeta<'_> {
-    /// Whether the packet belongs to a connection on `path`: it came from
-    /// the peer's address to ours (rxe's `check_addr` compares both).
-    pub(crate) fn follows(&self, path: &Path) -> bool {
-        self.src == path.dst && self.dst == path.src
-    }
-}
 
 /// Handles a request packet (the caller checked the QP type, state and
 /// peer). The answers, the receive CQ's handler and a fatal error are

@@ -7,8 +7,8 @@
 //! before the payload, and both must fit it before a byte is placed.
 
 use super::{
+    meta::RxMeta,
     recv_wqe::{fail_recv, post_recv_completion, recv_completion, recv_scatter, take_recv},
-    RxMeta,
 };
 use crate::{
     logic::{

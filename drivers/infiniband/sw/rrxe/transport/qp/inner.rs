@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The QP object itself, [`QpInner`]: its fields, their lock order, and
+//! the accessors the rest of the driver reads it by; and [`RrxeQp`], the
+//! driver data of the core's QP, which holds it.
+//!
+//! The other files of [`qp`](super) add to it by job (the context the
+//! roles get, the gate of deferred work, draining, attributes) and import
+//! it from here; nothing here names them but the types its fields have
+//! (the locked state, the run-once flags).
+
+use super::{run_once::RunOnce, state::QpState_};
+use crate::{
+    ffi::ib::{QpCap, QpHandle},
+    ffi::net::SkbAccount,
+    logic::qp_state::QpType,
+    queues::cq::CqInner,
+    queues::queue::SharedQueue,
+    queues::srq::SrqInner,
+    transport::dev_ctx::DevCtx,
+};
+use core::sync::atomic::{AtomicU32, Ordering};
+use kernel::{
+    prelude::*,
+    sync::{Arc, SpinLockIrq},
+    workqueue::{DelayedWork, Work},
+};
+
+/// A QP's state, shared with the device's QP table, the verbs and the
+/// data path. The requester, completer and responder do not see it: the
+/// engine hands them a [`QpCtx`](super::ctx::QpCtx) borrowed from it and
+/// its locked state.
+///
+/// Its fields are visible in the transport, for the two users above the
+/// roles that own a QP: the engine takes its locks and runs its work, the
+/// QP's verbs (`control.rs`) build it and take it apart. The roles,
+/// handed only a `QpCtx`, never reach them.
+#[pin_data]
+pub(crate) struct QpInner {
+    /// The QP number.
+    pub(crate) qpn: u32,
+    /// The transport service (RC, UC, UD or GSI).
+    pub(crate) ty: QpType,
+    /// Capabilities as created (what `query_qp` reports).
+    pub(crate) cap: QpCap,
+    /// Every send WQE completes, signaled or not (`IB_SIGNAL_ALL_WR`).
+    pub(crate) sq_sig_all: bool,
+    /// The port number as created (what `query_qp` reports).
+    pub(in crate::transport) port: u32,
+    /// The core's QP, for events and completions.
+    pub(crate) handle: QpHandle,
+    /// Where send WQEs complete.
+    pub(crate) send_cq: Arc<CqInner>,
+    /// Where receive WQEs complete.
+    pub(crate) recv_cq: Arc<CqInner>,
+    /// Receives come from an SRQ instead of `rq`.
+    pub(in crate::transport) has_srq: bool,
+    /// The SRQ receives come from, if any.
+    pub(crate) srq: Option<Arc<SrqInner>>,
+    /// Whether a process maps the queues.
+    pub(in crate::transport) is_user: bool,
+    /// The PD (its address: an identity compared with MRs').
+    pub(crate) pd: usize,
+    /// What the QP reaches of its device: the netdev, the counters, the
+    /// MR, MW and AH tables (not the device's `Shared`, whose tables hold
+    /// QPs).
+    pub(crate) dev: Arc<DevCtx>,
+    // Lock order: `state`, then `sq` or `rq`, then a CQ's lock (or the
+    // SRQ's, or a device table's, each alone), then `deferrals`. All turn
+    // interrupts off: the data path takes them in softirq context. The
+    // roles reach the inner ones through their `QpCtx` (see `ctx.rs`).
+    /// The send queue; `None` once destroyed (its memory then belongs to
+    /// its mmap entry, or is freed).
+    #[pin]
+    pub(in crate::transport) sq: SpinLockIrq<Option<SharedQueue>>,
+    /// The receive queue; `None` with an SRQ, and once destroyed.
+    #[pin]
+    pub(in crate::transport) rq: SpinLockIrq<Option<SharedQueue>>,
+    /// The control and data-path state ([`QpState_`]).
+    #[pin]
+    pub(in crate::transport) state: SpinLockIrq<QpState_>,
+    /// The requester/READ-responder run, when it continues later.
+    #[pin]
+    pub(in crate::transport) task: Work<QpInner, 0>,
+    /// The retransmit timer.
+    #[pin]
+    pub(in crate::transport) retransmit: DelayedWork<QpInner, 1>,
+    /// The RNR wait.
+    #[pin]
+    pub(in crate::transport) rnr: DelayedWork<QpInner, 2>,
+    /// Whether `task`, `retransmit` and `rnr` may still be queued: every
+    /// queueing happens under this lock and only while it says so, and
+    /// `destroy` closes it before cancelling them. So once `destroy`
+    /// returns, no work item or timer holds the QP (see design.rst,
+    /// "Lifetimes").
+    #[pin]
+    pub(in crate::transport) deferrals: SpinLockIrq<bool>,
+    /// The requester's run (`kick`), on one CPU at a time.
+    pub(in crate::transport) runner: RunOnce,
+    /// The flush of a QP in ERR (`flush_queues`), likewise.
+    pub(in crate::transport) flusher: RunOnce,
+    /// The socket buffers this QP has in the IP stack.
+    pub(in crate::transport) tx: SkbAccount<QpInner>,
+    /// How many multicast groups the QP is attached to (the device's
+    /// multicast table counts them here).
+    pub(in crate::transport) mcast_groups: AtomicU32,
+}
+
+/// The driver data of a QP.
+pub(crate) struct RrxeQp {
+    /// The QP, which the QP table and the data path share.
+    pub(crate) inner: Arc<QpInner>,
+}
+
+impl QpInner {
+    /// The QP number.
+    pub(crate) fn qpn(&self) -> u32 {
+        self.qpn
+    }
+
+    /// The multicast table attached the QP to one more group.
+    pub(crate) fn mcast_attached(&self) {
+        self.mcast_groups.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// The multicast table detached the QP from a group.
+    pub(crate) fn mcast_detached(&self) {
+        let _ = self
+            .mcast_groups
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
+    }
+
+    /// Whether the QP is attached to a multicast group (then it cannot be
+    /// destroyed, IBA o10-2.2.3).
+    pub(crate) fn in_mcast_group(&self) -> bool {
+        self.mcast_groups.load(Ordering::Relaxed) != 0
+    }
+}
