@@ -29,7 +29,8 @@ use crate::{
     rx::tunnel,
     transport::qp::RrxeQp,
     transport::shared::Shared,
-    verbs::pd::RrxePd,
+    verbs::pd::{self, RrxePd},
+    verbs::{mem, qp, queues},
 };
 use core::mem::MaybeUninit;
 use kernel::{
@@ -201,20 +202,18 @@ impl Operations for RrxeDevice {
     }
 
     // The verbs of the objects are in their rooms of `verbs/` (see the
-    // module's documentation), as inherent functions of `RrxeDevice` with
-    // the method's name and signature: `Self::` finds those before the
-    // trait's own (were one missing, this would be an unconditional
-    // recursion, which rustc reports).
+    // module's documentation), as functions with the method's name and
+    // signature: `pd`, `queues`, `qp` and `mem`.
     type Pd = RrxePd;
     type Cq = RrxeCq;
     type Qp = RrxeQp;
 
     fn alloc_pd(dev: &IbDevice<Self>, udata: Option<&Udata>) -> Result<RrxePd> {
-        Self::alloc_pd(dev, udata)
+        pd::alloc_pd(dev, udata)
     }
 
     fn dealloc_pd(pd: &Pd<Self>) -> Result {
-        Self::dealloc_pd(pd)
+        pd::dealloc_pd(pd)
     }
 
     fn create_cq(
@@ -223,23 +222,23 @@ impl Operations for RrxeDevice {
         attr: &CqInitAttr,
         udata: Option<&Udata>,
     ) -> Result<(RrxeCq, u32)> {
-        Self::create_cq(dev, handle, attr, udata)
+        queues::create_cq(dev, handle, attr, udata)
     }
 
     fn destroy_cq(cq: &Cq<Self>) -> Result {
-        Self::destroy_cq(cq)
+        queues::destroy_cq(cq)
     }
 
     fn resize_cq(cq: &Cq<Self>, entries: u32, udata: Option<&Udata>) -> Result<u32> {
-        Self::resize_cq(cq, entries, udata)
+        queues::resize_cq(cq, entries, udata)
     }
 
     fn req_notify_cq(cq: &Cq<Self>, flags: u32) -> Result<i32> {
-        Self::req_notify_cq(cq, flags)
+        queues::req_notify_cq(cq, flags)
     }
 
     fn poll_cq(cq: &Cq<Self>, wc: &mut [MaybeUninit<WorkCompletion>]) -> Result<usize> {
-        Self::poll_cq(cq, wc)
+        queues::poll_cq(cq, wc)
     }
 
     fn create_qp(
@@ -248,35 +247,35 @@ impl Operations for RrxeDevice {
         binding: QpBinding<'_, Self>,
         udata: Option<&Udata>,
     ) -> Result<(RrxeQp, u32)> {
-        Self::create_qp(dev, init, binding, udata)
+        qp::create_qp(dev, init, binding, udata)
     }
 
     fn modify_qp(qp: &Qp<Self>, attr: &QpAttr, mask: u32, udata: Option<&Udata>) -> Result {
-        Self::modify_qp(qp, attr, mask, udata)
+        qp::modify_qp(qp, attr, mask, udata)
     }
 
     fn query_qp(qp: &Qp<Self>, attr: &mut QpAttr, init: &mut QpInitAttr) -> Result {
-        Self::query_qp(qp, attr, init)
+        qp::query_qp(qp, attr, init)
     }
 
     fn destroy_qp(qp: &Qp<Self>) -> Result {
-        Self::destroy_qp(qp)
+        qp::destroy_qp(qp)
     }
 
     fn post_send(qp: &Qp<Self>, wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {
-        Self::post_send(qp, wrs)
+        qp::post_send(qp, wrs)
     }
 
     fn post_recv(qp: &Qp<Self>, wrs: Option<RecvWrs<'_>>) -> Result<(), PostError> {
-        Self::post_recv(qp, wrs)
+        qp::post_recv(qp, wrs)
     }
 
     fn attach_mcast(qp: &Qp<Self>, mgid: &[u8; 16], mlid: u16) -> Result {
-        Self::attach_mcast(qp, mgid, mlid)
+        qp::attach_mcast(qp, mgid, mlid)
     }
 
     fn detach_mcast(qp: &Qp<Self>, mgid: &[u8; 16], mlid: u16) -> Result {
-        Self::detach_mcast(qp, mgid, mlid)
+        qp::detach_mcast(qp, mgid, mlid)
     }
 
     type Srq = RrxeSrq;
@@ -287,7 +286,7 @@ impl Operations for RrxeDevice {
         init: &mut ib::SrqInitAttr,
         udata: Option<&Udata>,
     ) -> Result<RrxeSrq> {
-        Self::create_srq(dev, handle, init, udata)
+        queues::create_srq(dev, handle, init, udata)
     }
 
     fn modify_srq(
@@ -296,19 +295,19 @@ impl Operations for RrxeDevice {
         mask: u32,
         udata: Option<&Udata>,
     ) -> Result {
-        Self::modify_srq(srq, attr, mask, udata)
+        queues::modify_srq(srq, attr, mask, udata)
     }
 
     fn query_srq(srq: &Srq<Self>, attr: &mut ib::SrqAttr) -> Result {
-        Self::query_srq(srq, attr)
+        queues::query_srq(srq, attr)
     }
 
     fn destroy_srq(srq: &Srq<Self>) -> Result {
-        Self::destroy_srq(srq)
+        queues::destroy_srq(srq)
     }
 
     fn post_srq_recv(srq: &Srq<Self>, wrs: RecvWrs<'_>) -> Result<(), PostError> {
-        Self::post_srq_recv(srq, wrs)
+        queues::post_srq_recv(srq, wrs)
     }
 
     type Ah = RrxeAh;
@@ -320,25 +319,25 @@ impl Operations for RrxeDevice {
         sleepable: bool,
         udata: Option<&Udata>,
     ) -> Result<RrxeAh> {
-        Self::create_ah(dev, pd, attr, sleepable, udata)
+        pd::create_ah(dev, pd, attr, sleepable, udata)
     }
 
     fn destroy_ah(ah: &Ah<Self>) -> Result {
-        Self::destroy_ah(ah)
+        pd::destroy_ah(ah)
     }
 
     fn query_ah(ah: &Ah<Self>, attr: &mut ib::AhAttrRaw) -> Result {
-        Self::query_ah(ah, attr)
+        pd::query_ah(ah, attr)
     }
 
     fn modify_ah(ah: &Ah<Self>, attr: &AhAttr) -> Result {
-        Self::modify_ah(ah, attr)
+        pd::modify_ah(ah, attr)
     }
 
     type Mr = RrxeMr;
 
     fn get_dma_mr(pd: &Pd<Self>, access: u32) -> Result<(RrxeMr, MrKeys)> {
-        Self::get_dma_mr(pd, access)
+        mem::get_dma_mr(pd, access)
     }
 
     fn reg_user_mr(
@@ -349,41 +348,41 @@ impl Operations for RrxeDevice {
         access: u32,
         udata: Option<&Udata>,
     ) -> Result<(RrxeMr, MrKeys)> {
-        Self::reg_user_mr(pd, start, length, iova, access, udata)
+        mem::reg_user_mr(pd, start, length, iova, access, udata)
     }
 
     fn dereg_mr(mr: &Mr<Self>) -> Result {
-        Self::dereg_mr(mr)
+        mem::dereg_mr(mr)
     }
 
     fn alloc_mr(pd: &Pd<Self>, mr_type: u32, max_num_sg: u32) -> Result<(RrxeMr, MrKeys)> {
-        Self::alloc_mr(pd, mr_type, max_num_sg)
+        mem::alloc_mr(pd, mr_type, max_num_sg)
     }
 
     fn map_mr_sg_start(mr: &Mr<Self>, page_size: u32) -> Result {
-        Self::map_mr_sg_start(mr, page_size)
+        mem::map_mr_sg_start(mr, page_size)
     }
 
     fn mr_set_page(mr: &Mr<Self>, addr: u64) -> Result {
-        Self::mr_set_page(mr, addr)
+        mem::mr_set_page(mr, addr)
     }
 
     fn mr_mapped(mr: &Mr<Self>, iova: u64, length: u64) {
-        Self::mr_mapped(mr, iova, length)
+        mem::mr_mapped(mr, iova, length)
     }
 
     fn rereg_user_mr(mr: &Mr<Self>, flags: u32, access: u32, new_pd: Option<&Pd<Self>>) -> Result {
-        Self::rereg_user_mr(mr, flags, access, new_pd)
+        mem::rereg_user_mr(mr, flags, access, new_pd)
     }
 
     type Mw = RrxeMw;
 
     fn alloc_mw(pd: &Pd<Self>, mw_type: u32) -> Result<(RrxeMw, u32)> {
-        Self::alloc_mw(pd, mw_type)
+        mem::alloc_mw(pd, mw_type)
     }
 
     fn dealloc_mw(mw: &Mw<Self>) -> Result {
-        Self::dealloc_mw(mw)
+        mem::dealloc_mw(mw)
     }
 
     fn hw_stat_names() -> &'static [ib::StatDesc] {

@@ -14,107 +14,105 @@ use crate::{
 use kernel::prelude::*;
 
 // The verbs of MRs and MWs, which `RrxeDevice`'s `Operations` calls.
-impl RrxeDevice {
-    /// `Operations::get_dma_mr`: an MR over all of kernel memory.
-    pub(super) fn get_dma_mr(pd: &Pd<Self>, access: u32) -> Result<(RrxeMr, MrKeys)> {
-        let kmem = KernelMemory::for_pd::<Self>(pd)?;
-        let spec = MrSpec::dma(pd.as_raw() as usize, kmem, access)?;
-        let inner = pd.device::<Self>().shared.mrs.insert_spec(spec)?;
-        let keys = inner.keys();
-        Ok((RrxeMr { inner }, keys))
-    }
+/// `Operations::get_dma_mr`: an MR over all of kernel memory.
+pub(super) fn get_dma_mr(pd: &Pd<RrxeDevice>, access: u32) -> Result<(RrxeMr, MrKeys)> {
+    let kmem = KernelMemory::for_pd::<RrxeDevice>(pd)?;
+    let spec = MrSpec::dma(pd.as_raw() as usize, kmem, access)?;
+    let inner = pd.device::<RrxeDevice>().shared.mrs.insert_spec(spec)?;
+    let keys = inner.keys();
+    Ok((RrxeMr { inner }, keys))
+}
 
-    /// `Operations::reg_user_mr`: an MR over a process's pinned pages.
-    pub(super) fn reg_user_mr(
-        pd: &Pd<Self>,
-        start: u64,
-        length: u64,
-        iova: u64,
-        access: u32,
-        _udata: Option<&Udata>,
-    ) -> Result<(RrxeMr, MrKeys)> {
-        let dev = pd.device::<Self>();
-        let spec = MrSpec::user(dev, pd.as_raw() as usize, start, length, iova, access)?;
-        let inner = dev.shared.mrs.insert_spec(spec)?;
-        let keys = inner.keys();
-        Ok((RrxeMr { inner }, keys))
-    }
+/// `Operations::reg_user_mr`: an MR over a process's pinned pages.
+pub(super) fn reg_user_mr(
+    pd: &Pd<RrxeDevice>,
+    start: u64,
+    length: u64,
+    iova: u64,
+    access: u32,
+    _udata: Option<&Udata>,
+) -> Result<(RrxeMr, MrKeys)> {
+    let dev = pd.device::<RrxeDevice>();
+    let spec = MrSpec::user(dev, pd.as_raw() as usize, start, length, iova, access)?;
+    let inner = dev.shared.mrs.insert_spec(spec)?;
+    let keys = inner.keys();
+    Ok((RrxeMr { inner }, keys))
+}
 
-    /// `Operations::dereg_mr`: the MR out of the table; its pages unpinned
-    /// after a grace period.
-    pub(super) fn dereg_mr(mr: &Mr<Self>) -> Result {
-        // Refused while memory windows are bound (as rxe); afterwards no
-        // window can bind to it.
-        mr.inner.start_dereg()?;
-        mr.device::<Self>().shared.mrs.remove(&mr.inner);
-        // The data path only holds an MR while it copies, under RCU (see
-        // destroy_qp): after a grace period the pages are ours to unpin.
-        rt::synchronize_rcu();
-        Ok(())
-    }
+/// `Operations::dereg_mr`: the MR out of the table; its pages unpinned
+/// after a grace period.
+pub(super) fn dereg_mr(mr: &Mr<RrxeDevice>) -> Result {
+    // Refused while memory windows are bound (as rxe); afterwards no
+    // window can bind to it.
+    mr.inner.start_dereg()?;
+    mr.device::<RrxeDevice>().shared.mrs.remove(&mr.inner);
+    // The data path only holds an MR while it copies, under RCU (see
+    // destroy_qp): after a grace period the pages are ours to unpin.
+    rt::synchronize_rcu();
+    Ok(())
+}
 
-    /// `Operations::alloc_mr`: a fast-registration MR, mapped by a later
-    /// REG_MR.
-    pub(super) fn alloc_mr(
-        pd: &Pd<Self>,
-        mr_type: u32,
-        max_num_sg: u32,
-    ) -> Result<(RrxeMr, MrKeys)> {
-        let kmem = KernelMemory::for_pd::<Self>(pd)?;
-        let spec = MrSpec::fast(pd.as_raw() as usize, kmem, mr_type, max_num_sg)?;
-        let inner = pd.device::<Self>().shared.mrs.insert_spec(spec)?;
-        let keys = inner.keys();
-        Ok((RrxeMr { inner }, keys))
-    }
+/// `Operations::alloc_mr`: a fast-registration MR, mapped by a later
+/// REG_MR.
+pub(super) fn alloc_mr(
+    pd: &Pd<RrxeDevice>,
+    mr_type: u32,
+    max_num_sg: u32,
+) -> Result<(RrxeMr, MrKeys)> {
+    let kmem = KernelMemory::for_pd::<RrxeDevice>(pd)?;
+    let spec = MrSpec::fast(pd.as_raw() as usize, kmem, mr_type, max_num_sg)?;
+    let inner = pd.device::<RrxeDevice>().shared.mrs.insert_spec(spec)?;
+    let keys = inner.keys();
+    Ok((RrxeMr { inner }, keys))
+}
 
-    /// `Operations::map_mr_sg_start`: starts the page list of a
-    /// fast-registration MR.
-    pub(super) fn map_mr_sg_start(mr: &Mr<Self>, page_size: u32) -> Result {
-        mr.inner.start_pages(page_size)
-    }
+/// `Operations::map_mr_sg_start`: starts the page list of a
+/// fast-registration MR.
+pub(super) fn map_mr_sg_start(mr: &Mr<RrxeDevice>, page_size: u32) -> Result {
+    mr.inner.start_pages(page_size)
+}
 
-    /// `Operations::mr_set_page`: adds a page to the list.
-    pub(super) fn mr_set_page(mr: &Mr<Self>, addr: u64) -> Result {
-        mr.inner.add_page(addr)
-    }
+/// `Operations::mr_set_page`: adds a page to the list.
+pub(super) fn mr_set_page(mr: &Mr<RrxeDevice>, addr: u64) -> Result {
+    mr.inner.add_page(addr)
+}
 
-    /// `Operations::mr_mapped`: the list is complete: the MR's address range.
-    pub(super) fn mr_mapped(mr: &Mr<Self>, iova: u64, length: u64) {
-        mr.inner.set_mapping(iova, length);
-    }
+/// `Operations::mr_mapped`: the list is complete: the MR's address range.
+pub(super) fn mr_mapped(mr: &Mr<RrxeDevice>, iova: u64, length: u64) {
+    mr.inner.set_mapping(iova, length);
+}
 
-    /// `Operations::rereg_user_mr`: the MR moved to another PD.
-    pub(super) fn rereg_user_mr(
-        mr: &Mr<Self>,
-        flags: u32,
-        _access: u32,
-        new_pd: Option<&Pd<Self>>,
-    ) -> Result {
-        // As rxe: only moving to another PD (new access rights or pages
-        // would race with the data path's use of the region).
-        if flags & !IB_MR_REREG_PD != 0 {
-            return Err(EOPNOTSUPP);
-        }
-        if let Some(pd) = new_pd {
-            mr.inner.set_pd(pd.as_raw() as usize);
-        }
-        Ok(())
+/// `Operations::rereg_user_mr`: the MR moved to another PD.
+pub(super) fn rereg_user_mr(
+    mr: &Mr<RrxeDevice>,
+    flags: u32,
+    _access: u32,
+    new_pd: Option<&Pd<RrxeDevice>>,
+) -> Result {
+    // As rxe: only moving to another PD (new access rights or pages
+    // would race with the data path's use of the region).
+    if flags & !IB_MR_REREG_PD != 0 {
+        return Err(EOPNOTSUPP);
     }
+    if let Some(pd) = new_pd {
+        mr.inner.set_pd(pd.as_raw() as usize);
+    }
+    Ok(())
+}
 
-    /// `Operations::alloc_mw`: an MW in the device's MW table.
-    pub(super) fn alloc_mw(pd: &Pd<Self>, mw_type: u32) -> Result<(RrxeMw, u32)> {
-        let inner = pd
-            .device::<Self>()
-            .shared
-            .mws
-            .alloc(pd.as_raw() as usize, mw_type)?;
-        let rkey = inner.rkey();
-        Ok((RrxeMw { inner }, rkey))
-    }
+/// `Operations::alloc_mw`: an MW in the device's MW table.
+pub(super) fn alloc_mw(pd: &Pd<RrxeDevice>, mw_type: u32) -> Result<(RrxeMw, u32)> {
+    let inner = pd
+        .device::<RrxeDevice>()
+        .shared
+        .mws
+        .alloc(pd.as_raw() as usize, mw_type)?;
+    let rkey = inner.rkey();
+    Ok((RrxeMw { inner }, rkey))
+}
 
-    /// `Operations::dealloc_mw`: the MW out of the table.
-    pub(super) fn dealloc_mw(mw: &Mw<Self>) -> Result {
-        mw.device::<Self>().shared.mws.dealloc(&mw.inner);
-        Ok(())
-    }
+/// `Operations::dealloc_mw`: the MW out of the table.
+pub(super) fn dealloc_mw(mw: &Mw<RrxeDevice>) -> Result {
+    mw.device::<RrxeDevice>().shared.mws.dealloc(&mw.inner);
+    Ok(())
 }

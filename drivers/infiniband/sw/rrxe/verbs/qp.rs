@@ -15,7 +15,7 @@ use crate::{
 };
 use kernel::{prelude::*, sync::Arc};
 
-// The verbs of QPs, which `RrxeDevice`'s `Operations` calls.
+// The device's QP table, which creation fills.
 impl RrxeDevice {
     /// Enters `qp` into the QP table under a free number (1 for GSI).
     fn insert_qp(
@@ -48,100 +48,102 @@ impl RrxeDevice {
             .map(|(qpn, _)| qpn)
             .ok_or(ENOMEM)
     }
+}
 
-    /// `Operations::create_qp`: a QP under a free number (1 for GSI), linked to
-    /// its CQs, SRQ and PD.
-    pub(super) fn create_qp(
-        dev: &IbDevice<Self>,
-        init: &mut QpInitAttr,
-        binding: QpBinding<'_, Self>,
-        udata: Option<&Udata>,
-    ) -> Result<(RrxeQp, u32)> {
-        let gsi = init.qp_type == QpType::Gsi.raw();
-        let (Some(scq), Some(rcq)) = (binding.send_cq, binding.recv_cq) else {
-            return Err(EINVAL);
-        };
-        let links = QpLinks {
-            handle: binding.handle,
-            send_cq: scq.inner.clone(),
-            recv_cq: rcq.inner.clone(),
-            srq: binding.srq.map(|s| s.inner.clone()),
-            pd: binding.pd,
-            dev: dev.shared.ctx.clone(),
-        };
-        let inner = dev.insert_qp(|qpn| QpInner::new(qpn, init, links, udata), gsi)?;
-        let qpn = inner.qpn();
-        Ok((RrxeQp { inner }, qpn))
-    }
+// The verbs of QPs, which `RrxeDevice`'s `Operations` calls.
 
-    /// `Operations::modify_qp`: a QP state transition and attributes.
-    pub(super) fn modify_qp(
-        qp: &Qp<Self>,
-        attr: &QpAttr,
-        mask: u32,
-        _udata: Option<&Udata>,
-    ) -> Result {
-        qp.inner.modify(attr, mask)
-    }
+/// `Operations::create_qp`: a QP under a free number (1 for GSI), linked to
+/// its CQs, SRQ and PD.
+pub(super) fn create_qp(
+    dev: &IbDevice<RrxeDevice>,
+    init: &mut QpInitAttr,
+    binding: QpBinding<'_, RrxeDevice>,
+    udata: Option<&Udata>,
+) -> Result<(RrxeQp, u32)> {
+    let gsi = init.qp_type == QpType::Gsi.raw();
+    let (Some(scq), Some(rcq)) = (binding.send_cq, binding.recv_cq) else {
+        return Err(EINVAL);
+    };
+    let links = QpLinks {
+        handle: binding.handle,
+        send_cq: scq.inner.clone(),
+        recv_cq: rcq.inner.clone(),
+        srq: binding.srq.map(|s| s.inner.clone()),
+        pd: binding.pd,
+        dev: dev.shared.ctx.clone(),
+    };
+    let inner = dev.insert_qp(|qpn| QpInner::new(qpn, init, links, udata), gsi)?;
+    let qpn = inner.qpn();
+    Ok((RrxeQp { inner }, qpn))
+}
 
-    /// `Operations::query_qp`: the QP's attributes.
-    pub(super) fn query_qp(qp: &Qp<Self>, attr: &mut QpAttr, init: &mut QpInitAttr) -> Result {
-        qp.inner.query(attr, init);
-        Ok(())
-    }
+/// `Operations::modify_qp`: a QP state transition and attributes.
+pub(super) fn modify_qp(
+    qp: &Qp<RrxeDevice>,
+    attr: &QpAttr,
+    mask: u32,
+    _udata: Option<&Udata>,
+) -> Result {
+    qp.inner.modify(attr, mask)
+}
 
-    /// `Operations::destroy_qp`: the QP out of the table and destroyed, once no
-    /// softirq can hold it.
-    pub(super) fn destroy_qp(qp: &Qp<Self>) -> Result {
-        // IBA o10-2.2.3, as rxe: not while attached to a multicast group
-        // (the core already refuses, counting attachments in `usecnt`).
-        if qp.inner.in_mcast_group() {
-            return Err(EBUSY);
-        }
-        let removed = qp
-            .device::<Self>()
-            .shared
-            .qps
-            .remove(qp.inner.qpn() as usize);
-        drop(removed);
-        // Softirqs that found the QP in the table are done with it once a
-        // grace period has passed (receive runs under RCU); then no
-        // reference but ours is left, and the QP's queues are freed here,
-        // in process context.
-        rt::synchronize_rcu();
-        qp.inner.destroy();
-        Ok(())
-    }
+/// `Operations::query_qp`: the QP's attributes.
+pub(super) fn query_qp(qp: &Qp<RrxeDevice>, attr: &mut QpAttr, init: &mut QpInitAttr) -> Result {
+    qp.inner.query(attr, init);
+    Ok(())
+}
 
-    /// `Operations::post_send`: a kernel consumer's send work requests, or a
-    /// process's doorbell.
-    pub(super) fn post_send(qp: &Qp<Self>, wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {
-        QpInner::post_send::<Self>(&qp.inner, wrs)
+/// `Operations::destroy_qp`: the QP out of the table and destroyed, once no
+/// softirq can hold it.
+pub(super) fn destroy_qp(qp: &Qp<RrxeDevice>) -> Result {
+    // IBA o10-2.2.3, as rxe: not while attached to a multicast group
+    // (the core already refuses, counting attachments in `usecnt`).
+    if qp.inner.in_mcast_group() {
+        return Err(EBUSY);
     }
+    let removed = qp
+        .device::<RrxeDevice>()
+        .shared
+        .qps
+        .remove(qp.inner.qpn() as usize);
+    drop(removed);
+    // Softirqs that found the QP in the table are done with it once a
+    // grace period has passed (receive runs under RCU); then no
+    // reference but ours is left, and the QP's queues are freed here,
+    // in process context.
+    rt::synchronize_rcu();
+    qp.inner.destroy();
+    Ok(())
+}
 
-    /// `Operations::post_recv`: a kernel consumer's receive work requests, or a
-    /// process's doorbell.
-    pub(super) fn post_recv(qp: &Qp<Self>, wrs: Option<RecvWrs<'_>>) -> Result<(), PostError> {
-        qp.inner.post_recv(wrs)
-    }
+/// `Operations::post_send`: a kernel consumer's send work requests, or a
+/// process's doorbell.
+pub(super) fn post_send(qp: &Qp<RrxeDevice>, wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {
+    QpInner::post_send::<RrxeDevice>(&qp.inner, wrs)
+}
 
-    /// `Operations::attach_mcast`: the UD QP joins a multicast group.
-    pub(super) fn attach_mcast(qp: &Qp<Self>, mgid: &[u8; 16], _mlid: u16) -> Result {
-        check_mcast(qp, mgid)?;
-        let shared = &qp.device::<Self>().shared;
-        shared
-            .mcast
-            .attach(&qp.inner, mgid, shared.netdev().as_deref())
-    }
+/// `Operations::post_recv`: a kernel consumer's receive work requests, or a
+/// process's doorbell.
+pub(super) fn post_recv(qp: &Qp<RrxeDevice>, wrs: Option<RecvWrs<'_>>) -> Result<(), PostError> {
+    qp.inner.post_recv(wrs)
+}
 
-    /// `Operations::detach_mcast`: the UD QP leaves a multicast group.
-    pub(super) fn detach_mcast(qp: &Qp<Self>, mgid: &[u8; 16], _mlid: u16) -> Result {
-        check_mcast(qp, mgid)?;
-        let shared = &qp.device::<Self>().shared;
-        shared
-            .mcast
-            .detach(&qp.inner, mgid, shared.netdev().as_deref())
-    }
+/// `Operations::attach_mcast`: the UD QP joins a multicast group.
+pub(super) fn attach_mcast(qp: &Qp<RrxeDevice>, mgid: &[u8; 16], _mlid: u16) -> Result {
+    check_mcast(qp, mgid)?;
+    let shared = &qp.device::<RrxeDevice>().shared;
+    shared
+        .mcast
+        .attach(&qp.inner, mgid, shared.netdev().as_deref())
+}
+
+/// `Operations::detach_mcast`: the UD QP leaves a multicast group.
+pub(super) fn detach_mcast(qp: &Qp<RrxeDevice>, mgid: &[u8; 16], _mlid: u16) -> Result {
+    check_mcast(qp, mgid)?;
+    let shared = &qp.device::<RrxeDevice>().shared;
+    shared
+        .mcast
+        .detach(&qp.inner, mgid, shared.netdev().as_deref())
 }
 
 /// What the core checks before attaching or detaching (a UD QP, a
