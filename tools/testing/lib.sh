@@ -236,6 +236,25 @@ rdma_dev_add() {
 	ip netns exec "$1" rdma link add "$4" type "$3" netdev "$2"
 }
 
+# topology_lock / topology_unlock: the pairings of run_pairings take turns
+# at creating and deleting network namespaces and at unregistering RDMA
+# devices. ib_core (7.3, shared netns mode) gives each device a compat
+# device in every other namespace, and remove_one_compat_dev() erases one
+# under compat_devs_mutex but calls device_del() after dropping it: when a
+# device's unregistration and the exit of a namespace meet there, the
+# namespace's exit finds nothing left to remove, frees its uevent socket,
+# and device_del()'s uevent then reads the freed socket (KASAN:
+# slab-use-after-free in kobject_uevent_net_broadcast; testing.rst, "Known
+# ib_core bugs"). Any RDMA driver trips it, rdma_rxe alone too.
+topology_lock() {
+	exec {TOPOLOGY_FD}>/tmp/rrxe-topology.lock
+	flock "$TOPOLOGY_FD"
+}
+topology_unlock() {
+	flock -u "$TOPOLOGY_FD"
+	exec {TOPOLOGY_FD}>&-
+}
+
 # pair_up A B [NS1 NS2 NET [SUFFIX]]: two_hosts NS1 NS2 NET with an RDMA
 # device of type A (rxe or rrxe) on veth1 in NS1 and one of type B on veth2
 # in NS2, their ports ACTIVE. Sets PAIR_NS1/PAIR_NS2 and PAIR_IP1/PAIR_IP2
@@ -248,24 +267,52 @@ pair_up() {
 	PAIR_NS1=${3:-h1} PAIR_NS2=${4:-h2}
 	PAIR_IP1=198.18.${5:-1}.1 PAIR_IP2=198.18.${5:-1}.2
 	DEV1=${1}1${6:-} DEV2=${2}2${6:-} GID1= GID2=
+	topology_lock
 	two_hosts "$PAIR_NS1" "$PAIR_NS2" "${5:-1}"
-	setup rdma_dev_add "$PAIR_NS1" veth1 "$1" "$DEV1" || return 1
-	setup rdma_dev_add "$PAIR_NS2" veth2 "$2" "$DEV2" || return 1
+	setup rdma_dev_add "$PAIR_NS1" veth1 "$1" "$DEV1" || { topology_unlock; return 1; }
+	setup rdma_dev_add "$PAIR_NS2" veth2 "$2" "$DEV2" || { topology_unlock; return 1; }
+	topology_unlock
 	port_active "$DEV1" || { echo "# setup: $DEV1 is not ACTIVE"; return 1; }
 	port_active "$DEV2" || { echo "# setup: $DEV2 is not ACTIVE"; return 1; }
 	GID1=$(roce_v2_ipv4_gid "$DEV1") || { echo "# setup: $DEV1 has no RoCEv2 IPv4 GID"; return 1; }
 	GID2=$(roce_v2_ipv4_gid "$DEV2") || { echo "# setup: $DEV2 has no RoCEv2 IPv4 GID"; return 1; }
 }
 
-# pair_down: undoes pair_up (the drivers stay loaded).
+# pair_down: undoes pair_up (the drivers stay loaded), under the topology
+# lock until both namespaces have really gone (netns_del_wait).
 pair_down() {
+	topology_lock
 	[ -n "${DEV1:-}" ] && rdma link delete "$DEV1" 2>/dev/null
 	[ -n "${DEV2:-}" ] && rdma link delete "$DEV2" 2>/dev/null
-	ip netns del "${PAIR_NS1:-h1}" 2>/dev/null
-	ip netns del "${PAIR_NS2:-h2}" 2>/dev/null
 	gone "${DEV1:-none}" 100 || echo "# teardown: $DEV1 still exists"
 	gone "${DEV2:-none}" 100 || echo "# teardown: $DEV2 still exists"
+	netns_del_wait "${PAIR_NS1:-h1}" "${PAIR_NS2:-h2}"
+	topology_unlock
 	DEV1= DEV2=
+}
+
+# netns_del_wait NS...: deletes the namespaces and waits (60 s at most) until
+# the kernel has run their exit. `ip netns del` only drops a reference: the
+# exit runs later, from a kworker, which is where ib_core removes the
+# namespace's compat devices (topology_lock). A veth with one end in the
+# initial namespace and the other in NS tells when: the exit unregisters
+# NS's netdevs (default_device_exit_batch) after ib_core's exit for NS,
+# which registered later, and pernet exits run in reverse order.
+netns_del_wait() {
+	local ns i=0 sentinels=()
+	for ns in "$@"; do
+		ip netns list | grep -qw "$ns" || continue
+		i=$((i + 1))
+		# IFNAMSIZ: 15 characters at most.
+		if ip link add "rrxe-s$i-$$" type veth peer name rrxe-sentinel netns "$ns" 2>/dev/null; then
+			sentinels+=("rrxe-s$i-$$")
+		fi
+		ip netns del "$ns"
+	done
+	for ns in "${sentinels[@]}"; do
+		wait_for 60 sh -c "! ip link show '$ns' >/dev/null 2>&1" ||
+			echo "# teardown: a namespace's exit has not run after 60 s"
+	done
 }
 
 # load_drivers PAIR...: loads rrxe and rdma_rxe if the pairings (CLIENT-SERVER

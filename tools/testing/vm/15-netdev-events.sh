@@ -192,9 +192,13 @@ events_pairing() {
 		echo "# $t: the transfer did not start within 60 s"
 	sleep 3
 	t0=$SECONDS
+	# Unregistrations take turns with the other pairings' namespace
+	# changes (topology_lock in lib.sh: an ib_core race).
+	topology_lock
 	check "$t: delete veth2 (and its peer) mid-transfer" ip -n "$PAIR_NS2" link del veth2
 	check "$t: $name1 is unregistered" gone "$DEV1" 100
 	check "$t: $name2 is unregistered" gone "$DEV2" 100
+	topology_unlock
 	# The client is in the middle of RDMA operations: the device going away
 	# must end them. The server waits for its next command on the TCP
 	# connection, which died with the link: it may sit there until its own
