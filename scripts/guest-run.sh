@@ -122,6 +122,22 @@ reset_guest() {
 	return 0
 }
 
+# kmemleak_scans ENDED: the two scans after a script that ended at ENDED
+# (date +%s%N). kmemleak reports an object that no scan found referenced,
+# whose contents did not change since the scan before (each scan takes
+# every white object's checksum, and a new or changed one is spared that
+# time), and that is older than 5 s. So the first scan runs at once (it
+# only takes the checksums of what the script left) and the second once
+# what the script allocated last is 5.5 s old; a scan of this guest takes
+# seconds of its own, so there is little or nothing left to wait.
+kmemleak_scans() {
+	local ended=$1 wait_ns
+	echo scan >$kml
+	wait_ns=$((ended + 5500000000 - $(date +%s%N)))
+	[ "$wait_ns" -gt 0 ] && sleep "$((wait_ns / 1000000000)).$(printf '%09d' $((wait_ns % 1000000000)))"
+	echo scan >$kml
+}
+
 # cpu_ticks: the guest's busy and total CPU ticks so far, from /proc/stat.
 cpu_ticks() {
 	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t }' /proc/stat
@@ -141,6 +157,8 @@ run_one() {
 	# a pipe: a process the script leaves behind would keep it open.
 	timeout -k 10 "$script_timeout" bash "$script" "$@" > >(tee "$log") 2>&1
 	rc=$?
+	local ended
+	ended=$(date +%s%N)
 	sleep 0.5
 	# How busy the guest's CPUs were: a script that leaves them idle waits
 	# on timers and timeouts, not on the debug kernel (testing.rst).
@@ -151,14 +169,10 @@ run_one() {
 	elif [ $rc != 0 ] && ! grep -q '^not ok - ' "$log"; then
 		echo "not ok - $name: exit $rc"
 	fi
-	# kmemleak only reports objects older than 5 s that stayed unreferenced
-	# over two scans: wait, then scan twice. What the checks cost is said
-	# apart from the script's own time.
+	# What the checks cost is said apart from the script's own time.
 	local checks=$SECONDS
 	if [ $kml_on = 1 ]; then
-		sleep 6
-		echo scan >$kml
-		echo scan >$kml
+		kmemleak_scans "$ended"
 		# debugfs files have no size: read the report, do not test -s.
 		leaks=$(cat $kml)
 		if [ -n "$leaks" ]; then
