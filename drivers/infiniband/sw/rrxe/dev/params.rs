@@ -7,6 +7,7 @@
 use crate::{
     ffi::ib::{self, consts::*, DeviceAttr, PortAttr},
     logic::mcast,
+    proto::mtu,
 };
 
 /// IEEE OUI-less vendor id used by software RDMA devices.
@@ -108,7 +109,7 @@ pub(crate) fn fill_device_attr(attr: &mut DeviceAttr, sys_image_guid: u64) {
 
 /// Fills the parts of `attr` that do not depend on the netdev's state.
 pub(crate) fn fill_port_attr(attr: &mut PortAttr, port_cap_flags: u32) {
-    attr.max_mtu = IB_MTU_4096;
+    attr.max_mtu = mtu::IB_MTU_4096;
     attr.gid_tbl_len = GID_TABLE_LEN;
     attr.port_cap_flags = port_cap_flags;
     attr.max_msg_sz = 1 << 31;

@@ -33,20 +33,20 @@ pub(crate) fn ib_mtu_for_netdev(netdev_mtu: u32) -> u32 {
         .unwrap_or(IB_MTU_256)
 }
 
-// In the module only: the active MTU against the kernel's `enum ib_mtu`.
+// In the module only (the host tests cover the same in tools/proto-tests;
+// the build checks the `enum ib_mtu` numbers in ffi/rxe_abi/numbers.rs).
 // The drop-in build names its suites apart (crate::names). `proto` is
 // also built on the host, where neither the test nor the macro exists.
 #[cfg(CONFIG_KUNIT)]
 #[cfg_attr(not(dropin), kernel::prelude::kunit_tests(rrxe_proto_mtu))]
 #[cfg_attr(dropin, kernel::prelude::kunit_tests(rrxe_proto_mtu_dropin))]
 mod tests {
-    use super::ib_mtu_for_netdev;
-    use crate::ffi::ib;
+    use super::{ib_mtu_for_netdev, IB_MTU_4096};
 
     #[test]
     fn active_mtu_follows_netdev_mtu() {
         assert_eq!(ib_mtu_for_netdev(1500), 3); // 1024
-        assert_eq!(ib_mtu_for_netdev(9000), ib::consts::IB_MTU_4096);
+        assert_eq!(ib_mtu_for_netdev(9000), IB_MTU_4096);
         assert_eq!(ib_mtu_for_netdev(68), 1); // never below 256
     }
 }

@@ -145,7 +145,7 @@ impl Operations for RrxeDevice {
         let ndev = dev.shared.netdev().ok_or(ENODEV)?;
         params::fill_port_attr(attr, dev.shared.port.lock().cap_flags);
         attr.active_mtu = proto::mtu::ib_mtu_for_netdev(ndev.mtu());
-        attr.phys_mtu = proto::mtu::ib_mtu_bytes(IB_MTU_4096);
+        attr.phys_mtu = proto::mtu::ib_mtu_bytes(proto::mtu::IB_MTU_4096);
         if let Ok((speed, width)) = dev.eth_speed(port) {
             attr.active_speed = speed;
             attr.active_width = width;

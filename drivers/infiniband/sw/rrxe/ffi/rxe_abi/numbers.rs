@@ -1,15 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Build-time proof that the numbers `logic` hard-codes for the RDMA core
-//! are those of the kernel we build for: the work request opcodes and
-//! flags (`enum ib_wr_opcode`, `enum ib_send_flags`), which rxe WQEs and
-//! kernel work requests both carry, and the size of a management datagram.
-//! `logic` cannot see the bindings (it is also built on the host) and
-//! [`ib`](crate::ffi::ib) does not know `logic`, so the checks live here; a
-//! mismatch fails the build.
+//! Build-time proof that the numbers `logic` and `proto` hard-code for the
+//! RDMA core are those of the kernel we build for: the work request opcodes
+//! and flags (`enum ib_wr_opcode`, `enum ib_send_flags`), which rxe WQEs and
+//! kernel work requests both carry, the size of a management datagram and
+//! the path MTUs (`enum ib_mtu`). `logic` and `proto` cannot see the
+//! bindings (they are also built on the host) and [`ib`](crate::ffi::ib)
+//! does not know them, so the checks live here; a mismatch fails the build.
 
 use crate::ffi::{ib, sys};
 use crate::logic::{mad, wr};
+use crate::proto::mtu;
 
 // `enum ib_wr_opcode`.
 const _: () = assert!(wr::opcode::RDMA_WRITE == sys::IB_WR_RDMA_WRITE);
@@ -35,3 +36,7 @@ const _: () = assert!(wr::SEND_INLINE as i32 == sys::IB_SEND_INLINE);
 // The MAD `ib::Operations::process_mad` passes is the one `logic::mad`
 // answers.
 const _: () = assert!(mad::MAD_SIZE == ib::MAD_SIZE);
+
+// `enum ib_mtu`: the ends of the path MTUs a port and a QP may have.
+const _: () = assert!(mtu::IB_MTU_256 == sys::IB_MTU_256);
+const _: () = assert!(mtu::IB_MTU_4096 == sys::IB_MTU_4096);
