@@ -3,13 +3,14 @@
 //! Build-time proof that the numbers `logic` and `proto` hard-code for the
 //! RDMA core are those of the kernel we build for: the work request opcodes
 //! and flags (`enum ib_wr_opcode`, `enum ib_send_flags`), which rxe WQEs and
-//! kernel work requests both carry, the size of a management datagram and
-//! the path MTUs (`enum ib_mtu`). `logic` and `proto` cannot see the
+//! kernel work requests both carry, the size of a management datagram,
+//! the memory window types (`enum ib_mw_type`) and the path MTUs
+//! (`enum ib_mtu`). `logic` and `proto` cannot see the
 //! bindings (they are also built on the host) and [`ib`](crate::ffi::ib)
 //! does not know them, so the checks live here; a mismatch fails the build.
 
 use crate::ffi::{ib, sys};
-use crate::logic::{mad, wr};
+use crate::logic::{mad, mw::MwType, wr};
 use crate::proto::mtu;
 
 // `enum ib_wr_opcode`.
@@ -40,3 +41,17 @@ const _: () = assert!(mad::MAD_SIZE == ib::MAD_SIZE);
 // `enum ib_mtu`: the ends of the path MTUs a port and a QP may have.
 const _: () = assert!(mtu::IB_MTU_256 == sys::IB_MTU_256);
 const _: () = assert!(mtu::IB_MTU_4096 == sys::IB_MTU_4096);
+
+// `enum ib_mw_type`, both ways (`alloc_mw` is given the C number).
+const _: () = {
+    assert!(MwType::One.raw() == sys::IB_MW_TYPE_1);
+    assert!(MwType::Two.raw() == sys::IB_MW_TYPE_2);
+    assert!(matches!(
+        MwType::from_raw(sys::IB_MW_TYPE_1),
+        Some(MwType::One)
+    ));
+    assert!(matches!(
+        MwType::from_raw(sys::IB_MW_TYPE_2),
+        Some(MwType::Two)
+    ));
+};
