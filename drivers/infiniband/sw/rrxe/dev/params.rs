@@ -5,7 +5,7 @@
 //! applications tuned for one behave the same on the other.
 
 use crate::{
-    ffi::ib::{self, consts::*, DeviceAttr, PortAttr},
+    ffi::ib::{self, consts::*, DeviceAttr, DeviceCapFlags, PortAttr},
     logic::mcast,
     proto::mtu,
 };
@@ -53,24 +53,23 @@ pub(crate) const MAX_PD: u32 = DEFAULT_MAX;
 /// Most CQs per device.
 pub(crate) const MAX_CQ: u32 = DEFAULT_MAX;
 
-/// The device capability flags (`enum ib_device_cap_flags`, an unsigned long).
-fn device_cap_flags() -> u64 {
-    let flags: usize = IB_DEVICE_BAD_PKEY_CNTR
-        | IB_DEVICE_BAD_QKEY_CNTR
-        | IB_DEVICE_AUTO_PATH_MIG
-        | IB_DEVICE_CHANGE_PHY_PORT
-        | IB_DEVICE_UD_AV_PORT_ENFORCE
-        | IB_DEVICE_PORT_ACTIVE_EVENT
-        | IB_DEVICE_SYS_IMAGE_GUID
-        | IB_DEVICE_RC_RNR_NAK_GEN
-        | IB_DEVICE_SRQ_RESIZE
-        | IB_DEVICE_MEM_MGT_EXTENSIONS
-        | IB_DEVICE_MEM_WINDOW
-        | IB_DEVICE_FLUSH_GLOBAL
-        | IB_DEVICE_FLUSH_PERSISTENT
-        | IB_DEVICE_MEM_WINDOW_TYPE_2B
-        | IB_DEVICE_ATOMIC_WRITE;
-    flags as u64
+/// The device capability flags (`enum ib_device_cap_flags`).
+fn device_cap_flags() -> DeviceCapFlags {
+    DeviceCapFlags::BAD_PKEY_CNTR
+        | DeviceCapFlags::BAD_QKEY_CNTR
+        | DeviceCapFlags::AUTO_PATH_MIG
+        | DeviceCapFlags::CHANGE_PHY_PORT
+        | DeviceCapFlags::UD_AV_PORT_ENFORCE
+        | DeviceCapFlags::PORT_ACTIVE_EVENT
+        | DeviceCapFlags::SYS_IMAGE_GUID
+        | DeviceCapFlags::RC_RNR_NAK_GEN
+        | DeviceCapFlags::SRQ_RESIZE
+        | DeviceCapFlags::MEM_MGT_EXTENSIONS
+        | DeviceCapFlags::MEM_WINDOW
+        | DeviceCapFlags::FLUSH_GLOBAL
+        | DeviceCapFlags::FLUSH_PERSISTENT
+        | DeviceCapFlags::MEM_WINDOW_TYPE_2B
+        | DeviceCapFlags::ATOMIC_WRITE
 }
 
 /// Fills `attr` with rrxe's limits; `sys_image_guid` is in wire byte order.
@@ -81,7 +80,7 @@ pub(crate) fn fill_device_attr(attr: &mut DeviceAttr, sys_image_guid: u64) {
     attr.vendor_id = VENDOR_ID;
     attr.max_qp = MAX_QP;
     attr.max_qp_wr = MAX_QP_WR;
-    attr.device_cap_flags = device_cap_flags();
+    attr.set_device_caps(device_cap_flags());
     attr.kernel_cap_flags = u64::from(IBK_ALLOW_USER_UNREG);
     attr.max_send_sge = MAX_SGE;
     attr.max_recv_sge = MAX_SGE;

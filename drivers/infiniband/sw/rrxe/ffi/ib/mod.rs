@@ -6,6 +6,7 @@
 //! to be independent of rrxe, as they would be in `rust/kernel/rdma`.
 
 mod device;
+mod device_attr;
 mod handle;
 mod kmem;
 mod link;
@@ -20,6 +21,7 @@ mod vtable;
 mod wr;
 
 pub(crate) use device::{DeviceHandle, DeviceParams, IbDevice, PortEvent, Unregistered};
+pub(crate) use device_attr::DeviceCapFlags;
 pub(crate) use handle::{CqHandle, Event, QpHandle, SrqHandle};
 pub(crate) use kmem::{AtomicOp, KernelMemory, PageRef};
 pub(crate) use link::{LinkOps, LinkRegistration};
@@ -81,12 +83,7 @@ pub(crate) mod consts {
     pub(crate) use crate::ffi::sys::{
         IBK_ALLOW_USER_UNREG, IB_AH_GRH, IB_ATOMIC_HCA, IB_CQ_NEXT_COMP,
         IB_CQ_REPORT_MISSED_EVENTS, IB_CQ_SOLICITED_MASK, IB_DEFAULT_PKEY_FULL,
-        IB_DEVICE_ATOMIC_WRITE, IB_DEVICE_AUTO_PATH_MIG, IB_DEVICE_BAD_PKEY_CNTR,
-        IB_DEVICE_BAD_QKEY_CNTR, IB_DEVICE_CHANGE_PHY_PORT, IB_DEVICE_FLUSH_GLOBAL,
-        IB_DEVICE_FLUSH_PERSISTENT, IB_DEVICE_MEM_MGT_EXTENSIONS, IB_DEVICE_MEM_WINDOW,
-        IB_DEVICE_MEM_WINDOW_TYPE_2B, IB_DEVICE_MODIFY_NODE_DESC, IB_DEVICE_MODIFY_SYS_IMAGE_GUID,
-        IB_DEVICE_PORT_ACTIVE_EVENT, IB_DEVICE_RC_RNR_NAK_GEN, IB_DEVICE_SRQ_RESIZE,
-        IB_DEVICE_SYS_IMAGE_GUID, IB_DEVICE_UD_AV_PORT_ENFORCE, IB_GID_TYPE_ROCE_UDP_ENCAP,
+        IB_DEVICE_MODIFY_NODE_DESC, IB_DEVICE_MODIFY_SYS_IMAGE_GUID, IB_GID_TYPE_ROCE_UDP_ENCAP,
         IB_LINK_LAYER_ETHERNET, IB_MGMT_MAD_SIZE, IB_MR_REREG_PD, IB_MR_TYPE_MEM_REG,
         IB_PORT_ACTIVE, IB_PORT_CM_SUP, IB_PORT_DOWN, IB_PORT_PHYS_STATE_DISABLED,
         IB_PORT_PHYS_STATE_LINK_UP, IB_PORT_PHYS_STATE_POLLING, IB_PORT_RESET_QKEY_CNTR,
