@@ -5,7 +5,7 @@
 //! applications tuned for one behave the same on the other.
 
 use crate::{
-    ffi::ib::{self, consts::*, DeviceAttr, DeviceCapFlags, PortAttr},
+    ffi::ib::{self, consts::*, DeviceAttr, DeviceCapFlags, KernelCapFlags, PortAttr},
     logic::mcast,
     proto::mtu,
 };
@@ -81,7 +81,7 @@ pub(crate) fn fill_device_attr(attr: &mut DeviceAttr, sys_image_guid: u64) {
     attr.max_qp = MAX_QP;
     attr.max_qp_wr = MAX_QP_WR;
     attr.set_device_caps(device_cap_flags());
-    attr.kernel_cap_flags = u64::from(IBK_ALLOW_USER_UNREG);
+    attr.set_kernel_caps(KernelCapFlags::ALLOW_USER_UNREG);
     attr.max_send_sge = MAX_SGE;
     attr.max_recv_sge = MAX_SGE;
     attr.max_sge_rd = MAX_SGE;
@@ -145,10 +145,9 @@ mod tests {
     fn device_attr_allows_user_unregistration() {
         let mut attr = ib::DeviceAttr::default();
         fill_device_attr(&mut attr, 0);
-        assert_ne!(
-            attr.kernel_cap_flags & u64::from(ib::consts::IBK_ALLOW_USER_UNREG),
-            0
-        );
+        assert!(attr
+            .kernel_caps()
+            .contains(ib::KernelCapFlags::ALLOW_USER_UNREG));
         assert_eq!(attr.vendor_id, VENDOR_ID);
         assert_eq!(attr.max_qp_rd_atom, 128);
     }

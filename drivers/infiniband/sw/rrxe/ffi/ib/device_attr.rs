@@ -60,10 +60,39 @@ impl core::ops::BitOr for DeviceCapFlags {
     }
 }
 
+/// What the device offers kernel consumers (`enum ib_kernel_cap_flags`):
+/// the `kernel_cap_flags` of a [`DeviceAttr`].
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct KernelCapFlags(u64);
+
+impl KernelCapFlags {
+    /// `IBK_ALLOW_USER_UNREG`: the driver supports `RDMA_NLDEV_CMD_DELLINK`
+    /// (`rdma link delete`).
+    pub(crate) const ALLOW_USER_UNREG: Self = Self(sys::IBK_ALLOW_USER_UNREG as u64);
+
+    /// Whether every flag of `other` is set (for tests).
+    #[cfg(CONFIG_KUNIT)]
+    pub(crate) const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
 impl DeviceAttr {
     /// Sets the capabilities the device advertises (`device_cap_flags`, a
     /// `u64` holding the `unsigned long` flags).
     pub(crate) fn set_device_caps(&mut self, caps: DeviceCapFlags) {
         self.device_cap_flags = caps.0 as u64;
+    }
+
+    /// Sets what the device offers kernel consumers (`kernel_cap_flags`).
+    pub(crate) fn set_kernel_caps(&mut self, caps: KernelCapFlags) {
+        self.kernel_cap_flags = caps.0;
+    }
+
+    /// What the device offers kernel consumers, as last set (for tests).
+    #[cfg(CONFIG_KUNIT)]
+    pub(crate) fn kernel_caps(&self) -> KernelCapFlags {
+        KernelCapFlags(self.kernel_cap_flags)
     }
 }
