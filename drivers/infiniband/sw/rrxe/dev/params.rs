@@ -5,7 +5,7 @@
 //! applications tuned for one behave the same on the other.
 
 use crate::{
-    ffi::ib::{self, consts::*, DeviceAttr, DeviceCapFlags, KernelCapFlags, PortAttr},
+    ffi::ib::{self, consts::*, AtomicCap, DeviceAttr, DeviceCapFlags, KernelCapFlags, PortAttr},
     logic::mcast,
     proto::mtu,
 };
@@ -93,7 +93,7 @@ pub(crate) fn fill_device_attr(attr: &mut DeviceAttr, sys_image_guid: u64) {
     attr.max_qp_rd_atom = MAX_RD_ATOMIC;
     attr.max_res_rd_atom = 0x3f000;
     attr.max_qp_init_rd_atom = MAX_RD_ATOMIC;
-    attr.atomic_cap = IB_ATOMIC_HCA;
+    attr.set_atomic_cap(AtomicCap::Hca);
     attr.max_mcast_grp = mcast::MAX_GROUPS;
     attr.max_mcast_qp_attach = mcast::MAX_QPS_PER_GROUP;
     attr.max_total_mcast_qp_attach = mcast::MAX_ATTACHMENTS;

@@ -78,6 +78,15 @@ impl KernelCapFlags {
     }
 }
 
+/// How atomic operations are atomic (`enum ib_atomic_cap`): the
+/// `atomic_cap` of a [`DeviceAttr`].
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AtomicCap {
+    /// `IB_ATOMIC_HCA`: with respect to the other atomics of this device.
+    Hca = sys::IB_ATOMIC_HCA,
+}
+
 impl DeviceAttr {
     /// Sets the capabilities the device advertises (`device_cap_flags`, a
     /// `u64` holding the `unsigned long` flags).
@@ -88,6 +97,11 @@ impl DeviceAttr {
     /// Sets what the device offers kernel consumers (`kernel_cap_flags`).
     pub(crate) fn set_kernel_caps(&mut self, caps: KernelCapFlags) {
         self.kernel_cap_flags = caps.0;
+    }
+
+    /// Sets how atomic operations are atomic (`atomic_cap`).
+    pub(crate) fn set_atomic_cap(&mut self, cap: AtomicCap) {
+        self.atomic_cap = cap as u32;
     }
 
     /// What the device offers kernel consumers, as last set (for tests).

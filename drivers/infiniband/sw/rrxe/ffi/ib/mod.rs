@@ -21,7 +21,7 @@ mod vtable;
 mod wr;
 
 pub(crate) use device::{DeviceHandle, DeviceParams, IbDevice, PortEvent, Unregistered};
-pub(crate) use device_attr::{DeviceCapFlags, KernelCapFlags};
+pub(crate) use device_attr::{AtomicCap, DeviceCapFlags, KernelCapFlags};
 pub(crate) use handle::{CqHandle, Event, QpHandle, SrqHandle};
 pub(crate) use kmem::{AtomicOp, KernelMemory, PageRef};
 pub(crate) use link::{LinkOps, LinkRegistration};
@@ -81,15 +81,14 @@ pub(crate) type AhAttrRaw = crate::ffi::sys::rdma_ah_attr;
 /// Constants of the RDMA core ABI that drivers put into the structs above.
 pub(crate) mod consts {
     pub(crate) use crate::ffi::sys::{
-        IB_AH_GRH, IB_ATOMIC_HCA, IB_CQ_NEXT_COMP, IB_CQ_REPORT_MISSED_EVENTS,
-        IB_CQ_SOLICITED_MASK, IB_DEFAULT_PKEY_FULL, IB_DEVICE_MODIFY_NODE_DESC,
-        IB_DEVICE_MODIFY_SYS_IMAGE_GUID, IB_GID_TYPE_ROCE_UDP_ENCAP, IB_LINK_LAYER_ETHERNET,
-        IB_MGMT_MAD_SIZE, IB_MR_REREG_PD, IB_MR_TYPE_MEM_REG, IB_PORT_ACTIVE, IB_PORT_CM_SUP,
-        IB_PORT_DOWN, IB_PORT_PHYS_STATE_DISABLED, IB_PORT_PHYS_STATE_LINK_UP,
-        IB_PORT_PHYS_STATE_POLLING, IB_PORT_RESET_QKEY_CNTR, IB_SIGNAL_ALL_WR, IB_SIGNAL_REQ_WR,
-        IB_SRQT_BASIC, IB_SRQ_LIMIT, IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND,
-        IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, IB_WIDTH_1X, RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP,
-        RDMA_DRIVER_RXE,
+        IB_AH_GRH, IB_CQ_NEXT_COMP, IB_CQ_REPORT_MISSED_EVENTS, IB_CQ_SOLICITED_MASK,
+        IB_DEFAULT_PKEY_FULL, IB_DEVICE_MODIFY_NODE_DESC, IB_DEVICE_MODIFY_SYS_IMAGE_GUID,
+        IB_GID_TYPE_ROCE_UDP_ENCAP, IB_LINK_LAYER_ETHERNET, IB_MGMT_MAD_SIZE, IB_MR_REREG_PD,
+        IB_MR_TYPE_MEM_REG, IB_PORT_ACTIVE, IB_PORT_CM_SUP, IB_PORT_DOWN,
+        IB_PORT_PHYS_STATE_DISABLED, IB_PORT_PHYS_STATE_LINK_UP, IB_PORT_PHYS_STATE_POLLING,
+        IB_PORT_RESET_QKEY_CNTR, IB_SIGNAL_ALL_WR, IB_SIGNAL_REQ_WR, IB_SRQT_BASIC, IB_SRQ_LIMIT,
+        IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, IB_WIDTH_1X,
+        RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_DRIVER_RXE,
     };
     // The network header type of a receive's completion (the driver types
     // completion statuses, opcodes and flags itself: ffi/rxe_abi/wc.rs).
