@@ -150,13 +150,14 @@ impl Operations for RrxeDevice {
             attr.active_speed = speed;
             attr.active_width = width;
         }
-        (attr.state, attr.phys_state) = if ndev.is_active() {
-            (IB_PORT_ACTIVE, IB_PORT_PHYS_STATE_LINK_UP as u8)
+        let (state, phys) = if ndev.is_active() {
+            (ib::PortState::Active, ib::PhysState::LinkUp)
         } else if ndev.is_up() {
-            (IB_PORT_DOWN, IB_PORT_PHYS_STATE_POLLING as u8)
+            (ib::PortState::Down, ib::PhysState::Polling)
         } else {
-            (IB_PORT_DOWN, IB_PORT_PHYS_STATE_DISABLED as u8)
+            (ib::PortState::Down, ib::PhysState::Disabled)
         };
+        attr.set_states(state, phys);
         Ok(())
     }
 
