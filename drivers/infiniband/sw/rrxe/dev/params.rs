@@ -5,7 +5,9 @@
 //! applications tuned for one behave the same on the other.
 
 use crate::{
-    ffi::ib::{self, consts::*, AtomicCap, DeviceAttr, DeviceCapFlags, KernelCapFlags, PortAttr},
+    ffi::ib::{
+        self, consts::*, AtomicCap, DeviceAttr, DeviceCapFlags, KernelCapFlags, PortAttr, PortWidth,
+    },
     logic::mcast,
     proto::mtu,
 };
@@ -114,7 +116,7 @@ pub(crate) fn fill_port_attr(attr: &mut PortAttr, port_cap_flags: u32) {
     attr.max_msg_sz = 1 << 31;
     attr.pkey_tbl_len = PKEY_TABLE_LEN;
     attr.max_vl_num = 1;
-    attr.active_width = IB_WIDTH_1X as u8;
+    attr.set_active_width(PortWidth::X1);
     attr.active_speed = 1;
 }
 

@@ -148,7 +148,7 @@ impl Operations for RrxeDevice {
         attr.phys_mtu = proto::mtu::ib_mtu_bytes(proto::mtu::IB_MTU_4096);
         if let Ok((speed, width)) = dev.eth_speed(port) {
             attr.active_speed = speed;
-            attr.active_width = width;
+            attr.set_active_width(width);
         }
         let (state, phys) = if ndev.is_active() {
             (ib::PortState::Active, ib::PhysState::LinkUp)

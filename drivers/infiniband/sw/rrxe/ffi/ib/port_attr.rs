@@ -32,10 +32,33 @@ pub(crate) enum PhysState {
     LinkUp = sys::IB_PORT_PHYS_STATE_LINK_UP as u8,
 }
 
+/// The width of a port's link (`enum ib_port_width`, a `u8` in a
+/// [`PortAttr`]). The core reports whatever the netdev's link has
+/// ([`IbDevice::eth_speed`](super::IbDevice::eth_speed)), so any number is
+/// representable.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PortWidth(u8);
+
+impl PortWidth {
+    /// `IB_WIDTH_1X`: one lane.
+    pub(crate) const X1: Self = Self(sys::IB_WIDTH_1X as u8);
+
+    /// The width the core gave as `raw`.
+    pub(super) const fn from_raw(raw: u8) -> Self {
+        Self(raw)
+    }
+}
+
 impl PortAttr {
     /// Sets the port's logical and physical state.
     pub(crate) fn set_states(&mut self, state: PortState, phys: PhysState) {
         self.state = state as u32;
         self.phys_state = phys as u8;
+    }
+
+    /// Sets the width of the port's link (`active_width`).
+    pub(crate) fn set_active_width(&mut self, width: PortWidth) {
+        self.active_width = width.0;
     }
 }
