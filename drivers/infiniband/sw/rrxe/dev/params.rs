@@ -6,7 +6,8 @@
 
 use crate::{
     ffi::ib::{
-        self, consts::*, AtomicCap, DeviceAttr, DeviceCapFlags, KernelCapFlags, PortAttr, PortWidth,
+        self, AtomicCap, DeviceAttr, DeviceCapFlags, KernelCapFlags, PortAttr, PortCapFlags,
+        PortWidth,
     },
     logic::mcast,
     proto::mtu,
@@ -120,8 +121,9 @@ pub(crate) fn fill_port_attr(attr: &mut PortAttr, port_cap_flags: u32) {
     attr.active_speed = 1;
 }
 
-/// Port capabilities at creation (connection management supported).
-pub(crate) const PORT_CAP_FLAGS: u32 = IB_PORT_CM_SUP;
+/// Port capabilities at creation (connection management supported), as
+/// the `port_cap_flags` number that `modify_port` changes.
+pub(crate) const PORT_CAP_FLAGS: u32 = PortCapFlags::CM_SUP.raw();
 
 /// The GUID of a device on a netdev with hardware address `mac` (or a random
 /// one, so that connection management still sees a unique GUID).

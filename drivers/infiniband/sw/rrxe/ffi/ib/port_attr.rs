@@ -50,6 +50,24 @@ impl PortWidth {
     }
 }
 
+/// A port's capabilities (`enum ib_port_capability_mask`): the
+/// `port_cap_flags` of a [`PortAttr`]. `modify_port` may set or clear any
+/// bit, so a driver keeps the mask as the number [`PortCapFlags::raw`]
+/// gives.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PortCapFlags(u32);
+
+impl PortCapFlags {
+    /// `IB_PORT_CM_SUP`: connection management is supported.
+    pub(crate) const CM_SUP: Self = Self(sys::IB_PORT_CM_SUP);
+
+    /// The `port_cap_flags` bits.
+    pub(crate) const fn raw(self) -> u32 {
+        self.0
+    }
+}
+
 impl PortAttr {
     /// Sets the port's logical and physical state.
     pub(crate) fn set_states(&mut self, state: PortState, phys: PhysState) {
