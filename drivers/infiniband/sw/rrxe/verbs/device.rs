@@ -163,7 +163,7 @@ impl Operations for RrxeDevice {
 
     fn port_immutable(_dev: &IbDevice<Self>, port: u32, imm: &mut PortImmutable) -> Result {
         Self::check_port(port)?;
-        imm.core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+        imm.set_core_caps(ib::CoreCapFlags::IBA_ROCE_UDP_ENCAP);
         imm.pkey_tbl_len = i32::from(params::PKEY_TABLE_LEN);
         imm.gid_tbl_len = params::GID_TABLE_LEN;
         imm.max_mad_size = IB_MGMT_MAD_SIZE;

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The typed values of a port's attributes: what `query_port` reports in a
-//! [`PortAttr`]. As in [`device_attr`](super::device_attr), each C enum
-//! or flag set is a Rust type whose numbers are the bindings'.
+//! [`PortAttr`] and `get_port_immutable` in a [`PortImmutable`]. As in
+//! [`device_attr`](super::device_attr), each C enum or flag set is a Rust
+//! type whose numbers are the bindings'.
 
-use super::PortAttr;
+use super::{PortAttr, PortImmutable};
 use crate::ffi::sys;
 
 /// The logical state of a port (`enum ib_port_state`): the `state` of a
@@ -78,5 +79,24 @@ impl PortAttr {
     /// Sets the width of the port's link (`active_width`).
     pub(crate) fn set_active_width(&mut self, width: PortWidth) {
         self.active_width = width.0;
+    }
+}
+
+/// What the RDMA core may do with a port (the `RDMA_CORE_CAP_*` and
+/// `RDMA_CORE_PORT_*` masks): the `core_cap_flags` of a [`PortImmutable`].
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CoreCapFlags(u32);
+
+impl CoreCapFlags {
+    /// `RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP`: a RoCE port that also speaks
+    /// RoCEv2 (IB MADs and CM, `AF_IB`, Ethernet address handles).
+    pub(crate) const IBA_ROCE_UDP_ENCAP: Self = Self(sys::RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP);
+}
+
+impl PortImmutable {
+    /// Sets what the core may do with the port (`core_cap_flags`).
+    pub(crate) fn set_core_caps(&mut self, caps: CoreCapFlags) {
+        self.core_cap_flags = caps.0;
     }
 }
