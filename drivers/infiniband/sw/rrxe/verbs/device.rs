@@ -166,7 +166,7 @@ impl Operations for RrxeDevice {
         imm.set_core_caps(ib::CoreCapFlags::IBA_ROCE_UDP_ENCAP);
         imm.pkey_tbl_len = i32::from(params::PKEY_TABLE_LEN);
         imm.gid_tbl_len = params::GID_TABLE_LEN;
-        imm.max_mad_size = IB_MGMT_MAD_SIZE;
+        imm.max_mad_size = ib::MAD_SIZE as u32;
         Ok(())
     }
 

@@ -39,6 +39,8 @@ pub(crate) use wr::{KernelSge, RecvWr, RecvWrs, SendWr, SendWrs};
 /// The size of a management datagram (`IB_MGMT_MAD_SIZE`, the size of
 /// `struct ib_mad`): what `process_mad` reads and answers.
 pub(crate) const MAD_SIZE: usize = 256;
+// The number drivers give as a port's `max_mad_size` is the header's.
+const _: () = assert!(MAD_SIZE == crate::ffi::sys::IB_MGMT_MAD_SIZE as usize);
 
 /// Device attributes returned by `query_device` (plain C data).
 pub(crate) type DeviceAttr = crate::ffi::sys::ib_device_attr;
@@ -85,10 +87,10 @@ pub(crate) mod consts {
     pub(crate) use crate::ffi::sys::{
         IB_AH_GRH, IB_CQ_NEXT_COMP, IB_CQ_REPORT_MISSED_EVENTS, IB_CQ_SOLICITED_MASK,
         IB_DEFAULT_PKEY_FULL, IB_DEVICE_MODIFY_NODE_DESC, IB_DEVICE_MODIFY_SYS_IMAGE_GUID,
-        IB_GID_TYPE_ROCE_UDP_ENCAP, IB_LINK_LAYER_ETHERNET, IB_MGMT_MAD_SIZE, IB_MR_REREG_PD,
-        IB_MR_TYPE_MEM_REG, IB_PORT_RESET_QKEY_CNTR, IB_SIGNAL_ALL_WR, IB_SIGNAL_REQ_WR,
-        IB_SRQT_BASIC, IB_SRQ_LIMIT, IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND,
-        IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, RDMA_DRIVER_RXE,
+        IB_GID_TYPE_ROCE_UDP_ENCAP, IB_LINK_LAYER_ETHERNET, IB_MR_REREG_PD, IB_MR_TYPE_MEM_REG,
+        IB_PORT_RESET_QKEY_CNTR, IB_SIGNAL_ALL_WR, IB_SIGNAL_REQ_WR, IB_SRQT_BASIC, IB_SRQ_LIMIT,
+        IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ,
+        RDMA_DRIVER_RXE,
     };
     // The network header type of a receive's completion (the driver types
     // completion statuses, opcodes and flags itself: ffi/rxe_abi/wc.rs).
