@@ -170,8 +170,8 @@ impl Operations for RrxeDevice {
         Ok(())
     }
 
-    fn link_layer(_dev: &IbDevice<Self>, _port: u32) -> u32 {
-        IB_LINK_LAYER_ETHERNET
+    fn link_layer(_dev: &IbDevice<Self>, _port: u32) -> ib::LinkLayer {
+        ib::LinkLayer::Ethernet
     }
 
     fn netdev(dev: &IbDevice<Self>, port: u32) -> Option<NetDevRef> {

@@ -13,9 +13,9 @@ use super::{
     handle::SrqHandle,
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
-    Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice, Mr, Mw, Pd, PortAttr,
-    PortImmutable, PortModify, Qp, QpAttr, QpHandle, QpInitAttr, Srq, Udata, WorkCompletion,
-    MAD_SIZE,
+    Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice, LinkLayer, Mr, Mw,
+    Pd, PortAttr, PortImmutable, PortModify, Qp, QpAttr, QpHandle, QpInitAttr, Srq, Udata,
+    WorkCompletion, MAD_SIZE,
 };
 
 /// What `create_qp` gets besides the attributes: the objects the new QP is
@@ -59,8 +59,8 @@ pub(crate) trait Operations: Sized + Send + Sync {
     fn query_port(dev: &IbDevice<Self>, port: u32, attr: &mut PortAttr) -> Result;
     /// Fills the immutable properties of `port`.
     fn port_immutable(dev: &IbDevice<Self>, port: u32, imm: &mut PortImmutable) -> Result;
-    /// The link layer of `port` (`enum rdma_link_layer`).
-    fn link_layer(dev: &IbDevice<Self>, port: u32) -> u32;
+    /// The link layer of `port`.
+    fn link_layer(dev: &IbDevice<Self>, port: u32) -> LinkLayer;
     /// The net device behind `port`, if any.
     fn netdev(_dev: &IbDevice<Self>, _port: u32) -> Option<NetDevRef> {
         build_error!(VTABLE_DEFAULT_ERROR)

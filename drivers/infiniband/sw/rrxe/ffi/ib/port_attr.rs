@@ -51,6 +51,15 @@ impl PortWidth {
     }
 }
 
+/// The link layer of a port (`enum rdma_link_layer`): what
+/// [`Operations::link_layer`](super::Operations::link_layer) answers.
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LinkLayer {
+    /// `IB_LINK_LAYER_ETHERNET`.
+    Ethernet = sys::IB_LINK_LAYER_ETHERNET,
+}
+
 /// A port's capabilities (`enum ib_port_capability_mask`): the
 /// `port_cap_flags` of a [`PortAttr`]. `modify_port` may set or clear any
 /// bit, so a driver keeps the mask as the number [`PortCapFlags::raw`]

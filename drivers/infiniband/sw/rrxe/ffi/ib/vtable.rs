@@ -212,7 +212,7 @@ impl<T: Operations> OperationsVTable<T> {
     /// The [callback contract](Self#callback-contract), as `get_link_layer`.
     unsafe extern "C" fn link_layer(ibdev: *mut sys::ib_device, port: u32) -> u32 {
         // SAFETY: the callback contract.
-        T::link_layer(unsafe { IbDevice::from_raw(ibdev) }, port)
+        T::link_layer(unsafe { IbDevice::from_raw(ibdev) }, port) as u32
     }
 
     /// # Safety
