@@ -184,7 +184,7 @@ impl Operations for RrxeDevice {
         if index >= params::PKEY_TABLE_LEN {
             return Err(EINVAL);
         }
-        Ok(IB_DEFAULT_PKEY_FULL as u16)
+        Ok(proto::headers::DEFAULT_PKEY)
     }
 
     fn modify_device(dev: &IbDevice<Self>, mask: i32, attr: &DeviceModify) -> Result {
