@@ -187,17 +187,20 @@ impl Operations for RrxeDevice {
         Ok(proto::headers::DEFAULT_PKEY)
     }
 
-    fn modify_device(dev: &IbDevice<Self>, mask: i32, attr: &DeviceModify) -> Result {
-        let supported = IB_DEVICE_MODIFY_SYS_IMAGE_GUID | IB_DEVICE_MODIFY_NODE_DESC;
-        let mask = mask as u32;
-        if mask & !supported != 0 {
+    fn modify_device(
+        dev: &IbDevice<Self>,
+        mask: ib::DeviceModifyMask,
+        attr: &DeviceModify,
+    ) -> Result {
+        let supported = ib::DeviceModifyMask::SYS_IMAGE_GUID | ib::DeviceModifyMask::NODE_DESC;
+        if !mask.without(supported).is_empty() {
             return Err(EOPNOTSUPP);
         }
-        if mask & IB_DEVICE_MODIFY_SYS_IMAGE_GUID != 0 {
+        if mask.contains(ib::DeviceModifyMask::SYS_IMAGE_GUID) {
             // The core passes the GUID in host order; the attribute is wire order.
             *dev.sys_image_guid.lock() = attr.sys_image_guid.to_be();
         }
-        if mask & IB_DEVICE_MODIFY_NODE_DESC != 0 {
+        if mask.contains(ib::DeviceModifyMask::NODE_DESC) {
             dev.set_node_desc(&attr.node_desc);
         }
         Ok(())

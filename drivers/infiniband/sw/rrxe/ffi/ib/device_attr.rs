@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The typed values of a device's attributes: the capabilities
-//! `query_device` reports in a [`DeviceAttr`].
+//! `query_device` reports in a [`DeviceAttr`], and what `modify_device`
+//! may change.
 //!
 //! As the kernel's Rust guidelines ask, the C enums and flag sets become
 //! Rust types here, with the C numbers taken from the bindings, so that a
 //! driver never names the bindings: a Rust `enum` for a value the driver
 //! chooses, a `#[repr(transparent)]` newtype for a set of flags (as in
-//! drivers/gpu/nova-core).
+//! drivers/gpu/nova-core) or for a value the core passes in, which may hold
+//! any number.
 
 use super::DeviceAttr;
 use crate::ffi::sys;
@@ -85,6 +87,48 @@ impl KernelCapFlags {
 pub(crate) enum AtomicCap {
     /// `IB_ATOMIC_HCA`: with respect to the other atomics of this device.
     Hca = sys::IB_ATOMIC_HCA,
+}
+
+/// What a `modify_device` call changes (`enum ib_device_modify_flags`).
+/// The mask comes from the core as it was asked, so any bits are
+/// representable, and a driver refuses those it does not support.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DeviceModifyMask(u32);
+
+impl DeviceModifyMask {
+    /// `IB_DEVICE_MODIFY_SYS_IMAGE_GUID`: the system image GUID.
+    pub(crate) const SYS_IMAGE_GUID: Self = Self(sys::IB_DEVICE_MODIFY_SYS_IMAGE_GUID);
+    /// `IB_DEVICE_MODIFY_NODE_DESC`: the node description.
+    pub(crate) const NODE_DESC: Self = Self(sys::IB_DEVICE_MODIFY_NODE_DESC);
+
+    /// The mask the core passed as `raw`.
+    pub(super) const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+
+    /// Whether every bit of `other` is set.
+    pub(crate) const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The bits of this mask that are not in `other`.
+    pub(crate) const fn without(self, other: Self) -> Self {
+        Self(self.0 & !other.0)
+    }
+
+    /// Whether no bit is set.
+    pub(crate) const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl core::ops::BitOr for DeviceModifyMask {
+    type Output = Self;
+
+    fn bitor(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
 }
 
 impl DeviceAttr {

@@ -13,9 +13,9 @@ use super::{
     handle::SrqHandle,
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
-    Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice, LinkLayer, Mr, Mw,
-    Pd, PortAttr, PortImmutable, PortModify, Qp, QpAttr, QpHandle, QpInitAttr, Srq, Udata,
-    WorkCompletion, MAD_SIZE,
+    Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, DeviceModifyMask, IbDevice,
+    LinkLayer, Mr, Mw, Pd, PortAttr, PortImmutable, PortModify, Qp, QpAttr, QpHandle, QpInitAttr,
+    Srq, Udata, WorkCompletion, MAD_SIZE,
 };
 
 /// What `create_qp` gets besides the attributes: the objects the new QP is
@@ -70,7 +70,11 @@ pub(crate) trait Operations: Sized + Send + Sync {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// Applies `mask`ed changes to the device.
-    fn modify_device(_dev: &IbDevice<Self>, _mask: i32, _attr: &DeviceModify) -> Result {
+    fn modify_device(
+        _dev: &IbDevice<Self>,
+        _mask: DeviceModifyMask,
+        _attr: &DeviceModify,
+    ) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// Applies `mask`ed changes to `port`.

@@ -13,8 +13,8 @@ use super::{
     queue_buf,
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
-    Ah, AhAttr, Cq, CqHandle, IbDevice, Mr, MrKeys, Mw, Object, Operations, Pd, PostError, Qp,
-    QpBinding, QpHandle, Srq, Udata, WorkCompletion, MAD_SIZE,
+    Ah, AhAttr, Cq, CqHandle, DeviceModifyMask, IbDevice, Mr, MrKeys, Mw, Object, Operations, Pd,
+    PostError, Qp, QpBinding, QpHandle, Srq, Udata, WorkCompletion, MAD_SIZE,
 };
 
 /// An ops-table entry: the trampoline if the driver implements the
@@ -253,6 +253,8 @@ impl<T: Operations> OperationsVTable<T> {
         mask: i32,
         attr: *mut sys::ib_device_modify,
     ) -> i32 {
+        // The flags of an `int` mask, bit for bit.
+        let mask = DeviceModifyMask::from_raw(mask as u32);
         // SAFETY: the callback contract; `attr` is valid for reads.
         from_result(|| unsafe {
             T::modify_device(IbDevice::from_raw(ibdev), mask, &*attr).map(|()| 0)
