@@ -206,9 +206,14 @@ impl Operations for RrxeDevice {
         Ok(())
     }
 
-    fn modify_port(dev: &IbDevice<Self>, port: u32, mask: i32, attr: &PortModify) -> Result {
+    fn modify_port(
+        dev: &IbDevice<Self>,
+        port: u32,
+        mask: ib::PortModifyMask,
+        attr: &PortModify,
+    ) -> Result {
         Self::check_port(port)?;
-        if mask as u32 & !IB_PORT_RESET_QKEY_CNTR != 0 {
+        if !mask.without(ib::PortModifyMask::RESET_QKEY_CNTR).is_empty() {
             return Err(EOPNOTSUPP);
         }
         let mut p = dev.shared.port.lock();

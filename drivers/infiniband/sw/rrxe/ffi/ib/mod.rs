@@ -29,7 +29,7 @@ pub(crate) use link::{LinkOps, LinkRegistration};
 pub(crate) use object::{Ah, Cq, Mr, Mw, Object, Pd, Qp, Srq};
 pub(crate) use operations::{MrKeys, Operations, PostError, QpBinding};
 pub(crate) use port_attr::{
-    CoreCapFlags, LinkLayer, PhysState, PortCapFlags, PortState, PortWidth,
+    CoreCapFlags, LinkLayer, PhysState, PortCapFlags, PortModifyMask, PortState, PortWidth,
 };
 pub(crate) use qp_attr::{AhAttr, StoredAhAttr, StoredQpAttr};
 pub(crate) use queue_buf::QueueBuf;
@@ -88,9 +88,9 @@ pub(crate) type AhAttrRaw = crate::ffi::sys::rdma_ah_attr;
 pub(crate) mod consts {
     pub(crate) use crate::ffi::sys::{
         IB_AH_GRH, IB_CQ_NEXT_COMP, IB_CQ_REPORT_MISSED_EVENTS, IB_CQ_SOLICITED_MASK,
-        IB_GID_TYPE_ROCE_UDP_ENCAP, IB_MR_REREG_PD, IB_MR_TYPE_MEM_REG, IB_PORT_RESET_QKEY_CNTR,
-        IB_SIGNAL_ALL_WR, IB_SIGNAL_REQ_WR, IB_SRQT_BASIC, IB_SRQ_LIMIT, IB_SRQ_MAX_WR,
-        IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, RDMA_DRIVER_RXE,
+        IB_GID_TYPE_ROCE_UDP_ENCAP, IB_MR_REREG_PD, IB_MR_TYPE_MEM_REG, IB_SIGNAL_ALL_WR,
+        IB_SIGNAL_REQ_WR, IB_SRQT_BASIC, IB_SRQ_LIMIT, IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND,
+        IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, RDMA_DRIVER_RXE,
     };
     // The network header type of a receive's completion (the driver types
     // completion statuses, opcodes and flags itself: ffi/rxe_abi/wc.rs).

@@ -14,8 +14,8 @@ use super::{
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
     Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, DeviceModifyMask, IbDevice,
-    LinkLayer, Mr, Mw, Pd, PortAttr, PortImmutable, PortModify, Qp, QpAttr, QpHandle, QpInitAttr,
-    Srq, Udata, WorkCompletion, MAD_SIZE,
+    LinkLayer, Mr, Mw, Pd, PortAttr, PortImmutable, PortModify, PortModifyMask, Qp, QpAttr,
+    QpHandle, QpInitAttr, Srq, Udata, WorkCompletion, MAD_SIZE,
 };
 
 /// What `create_qp` gets besides the attributes: the objects the new QP is
@@ -78,7 +78,12 @@ pub(crate) trait Operations: Sized + Send + Sync {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// Applies `mask`ed changes to `port`.
-    fn modify_port(_dev: &IbDevice<Self>, _port: u32, _mask: i32, _attr: &PortModify) -> Result {
+    fn modify_port(
+        _dev: &IbDevice<Self>,
+        _port: u32,
+        _mask: PortModifyMask,
+        _attr: &PortModify,
+    ) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// A user process opened the device.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! The typed values of a port's attributes: what `query_port` reports in a
-//! [`PortAttr`] and `get_port_immutable` in a [`PortImmutable`]. As in
+//! [`PortAttr`] and `get_port_immutable` in a [`PortImmutable`], and what
+//! `modify_port` may change. As in
 //! [`device_attr`](super::device_attr), each C enum or flag set is a Rust
 //! type whose numbers are the bindings'.
 
@@ -75,6 +76,34 @@ impl PortCapFlags {
     /// The `port_cap_flags` bits.
     pub(crate) const fn raw(self) -> u32 {
         self.0
+    }
+}
+
+/// What a `modify_port` call changes besides the capability bits it sets
+/// and clears (`enum ib_port_modify_flags`). The mask comes from the core
+/// as it was asked, so any bits are representable, and a driver refuses
+/// those it does not support.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PortModifyMask(u32);
+
+impl PortModifyMask {
+    /// `IB_PORT_RESET_QKEY_CNTR`: reset the Q_Key violation counter.
+    pub(crate) const RESET_QKEY_CNTR: Self = Self(sys::IB_PORT_RESET_QKEY_CNTR);
+
+    /// The mask the core passed as `raw`.
+    pub(super) const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+
+    /// The bits of this mask that are not in `other`.
+    pub(crate) const fn without(self, other: Self) -> Self {
+        Self(self.0 & !other.0)
+    }
+
+    /// Whether no bit is set.
+    pub(crate) const fn is_empty(self) -> bool {
+        self.0 == 0
     }
 }
 

@@ -14,7 +14,7 @@ use super::{
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
     Ah, AhAttr, Cq, CqHandle, DeviceModifyMask, IbDevice, Mr, MrKeys, Mw, Object, Operations, Pd,
-    PostError, Qp, QpBinding, QpHandle, Srq, Udata, WorkCompletion, MAD_SIZE,
+    PortModifyMask, PostError, Qp, QpBinding, QpHandle, Srq, Udata, WorkCompletion, MAD_SIZE,
 };
 
 /// An ops-table entry: the trampoline if the driver implements the
@@ -270,6 +270,8 @@ impl<T: Operations> OperationsVTable<T> {
         mask: i32,
         attr: *mut sys::ib_port_modify,
     ) -> i32 {
+        // The flags of an `int` mask, bit for bit.
+        let mask = PortModifyMask::from_raw(mask as u32);
         // SAFETY: the callback contract; `attr` is valid for reads.
         from_result(|| unsafe {
             T::modify_port(IbDevice::from_raw(ibdev), port, mask, &*attr).map(|()| 0)
