@@ -132,7 +132,7 @@ impl PinnedDrop for RrxeDevice {
 
 #[vtable]
 impl Operations for RrxeDevice {
-    const DRIVER_ID: u32 = RDMA_DRIVER_RXE;
+    const DRIVER_ID: ib::DriverId = ib::DriverId::Rxe;
     const UVERBS_ABI_VER: u32 = params::UVERBS_ABI_VERSION;
 
     fn query_device(dev: &IbDevice<Self>, attr: &mut DeviceAttr) -> Result {

@@ -34,6 +34,17 @@ pub(crate) enum PortEvent {
     /// The port went down (`IB_EVENT_PORT_ERR`).
     Error,
 }
+
+/// Which driver a device belongs to (`enum rdma_driver_id`): what user
+/// space reads to pick its provider library, and what
+/// [`rxe_device_on`](super::rxe_device_on) looks for.
+#[repr(u32)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum DriverId {
+    /// `RDMA_DRIVER_RXE`: soft-RoCE (rdma-core's rxe provider).
+    Rxe = sys::RDMA_DRIVER_RXE,
+}
+
 /// Fixed properties of a device, set before registration.
 pub(crate) struct DeviceParams {
     /// Node GUID, in wire byte order.

@@ -13,9 +13,9 @@ use super::{
     handle::SrqHandle,
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
-    Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, DeviceModifyMask, IbDevice,
-    LinkLayer, Mr, Mw, Pd, PortAttr, PortImmutable, PortModify, PortModifyMask, Qp, QpAttr,
-    QpHandle, QpInitAttr, Srq, Udata, WorkCompletion, MAD_SIZE,
+    Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, DeviceModifyMask, DriverId,
+    IbDevice, LinkLayer, Mr, Mw, Pd, PortAttr, PortImmutable, PortModify, PortModifyMask, Qp,
+    QpAttr, QpHandle, QpInitAttr, Srq, Udata, WorkCompletion, MAD_SIZE,
 };
 
 /// What `create_qp` gets besides the attributes: the objects the new QP is
@@ -48,8 +48,8 @@ pub(crate) struct MrKeys {
 /// are left out of the C ops table, so the core answers `EOPNOTSUPP` to them.
 #[vtable]
 pub(crate) trait Operations: Sized + Send + Sync {
-    /// `enum rdma_driver_id` value reported to userspace.
-    const DRIVER_ID: u32;
+    /// The driver id reported to userspace.
+    const DRIVER_ID: DriverId;
     /// ABI version the userspace provider checks.
     const UVERBS_ABI_VER: u32;
 

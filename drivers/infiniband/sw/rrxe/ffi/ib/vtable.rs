@@ -97,7 +97,7 @@ impl<T: Operations> OperationsVTable<T> {
     /// sets `owner`, and `ib_set_device_ops` copies the table.
     pub(super) fn build() -> sys::ib_device_ops {
         sys::ib_device_ops {
-            driver_id: T::DRIVER_ID,
+            driver_id: T::DRIVER_ID as u32,
             uverbs_abi_ver: T::UVERBS_ABI_VER,
             size_ib_ucontext: size_of::<sys::ib_ucontext>(),
             query_device: Some(Self::query_device),
