@@ -45,6 +45,17 @@ pub(crate) enum DriverId {
     Rxe = sys::RDMA_DRIVER_RXE,
 }
 
+/// A uverbs write command a device accepts besides those every device
+/// does (`enum ib_uverbs_write_cmds`): one bit of the `uverbs_cmd_mask`.
+#[repr(u32)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum UverbsCmd {
+    /// `IB_USER_VERBS_CMD_POST_SEND`.
+    PostSend = sys::IB_USER_VERBS_CMD_POST_SEND,
+    /// `IB_USER_VERBS_CMD_REQ_NOTIFY_CQ`.
+    ReqNotifyCq = sys::IB_USER_VERBS_CMD_REQ_NOTIFY_CQ,
+}
+
 /// Fixed properties of a device, set before registration.
 pub(crate) struct DeviceParams {
     /// Node GUID, in wire byte order.
@@ -53,8 +64,8 @@ pub(crate) struct DeviceParams {
     pub(crate) node_desc: &'static CStr,
     /// Number of completion vectors.
     pub(crate) num_comp_vectors: u32,
-    /// Extra uverbs write commands accepted (bit per `IB_USER_VERBS_CMD_*`).
-    pub(crate) uverbs_cmds: &'static [u32],
+    /// Extra uverbs write commands accepted.
+    pub(crate) uverbs_cmds: &'static [UverbsCmd],
 }
 
 /// A driver's RDMA device: the core's `struct ib_device` followed by the
@@ -179,7 +190,7 @@ impl<T: Operations> Unregistered<T> {
             (*raw).local_dma_lkey = 0;
             (*raw).node_guid = u64::from_ne_bytes(params.node_guid);
             for cmd in params.uverbs_cmds {
-                (*raw).uverbs_cmd_mask |= 1u64 << cmd;
+                (*raw).uverbs_cmd_mask |= 1u64 << (*cmd as u32);
             }
             let desc = params.node_desc.to_bytes();
             for (dst, src) in (*raw).node_desc.iter_mut().zip(desc.iter().take(63)) {

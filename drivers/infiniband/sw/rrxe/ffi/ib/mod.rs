@@ -21,7 +21,9 @@ mod umem;
 mod vtable;
 mod wr;
 
-pub(crate) use device::{DeviceHandle, DeviceParams, DriverId, IbDevice, PortEvent, Unregistered};
+pub(crate) use device::{
+    DeviceHandle, DeviceParams, DriverId, IbDevice, PortEvent, Unregistered, UverbsCmd,
+};
 pub(crate) use device_attr::{AtomicCap, DeviceCapFlags, DeviceModifyMask, KernelCapFlags};
 pub(crate) use handle::{CqHandle, Event, QpHandle, SrqHandle};
 pub(crate) use kmem::{AtomicOp, KernelMemory, PageRef};
@@ -89,8 +91,7 @@ pub(crate) mod consts {
     pub(crate) use crate::ffi::sys::{
         IB_AH_GRH, IB_CQ_NEXT_COMP, IB_CQ_REPORT_MISSED_EVENTS, IB_CQ_SOLICITED_MASK,
         IB_GID_TYPE_ROCE_UDP_ENCAP, IB_MR_REREG_PD, IB_MR_TYPE_MEM_REG, IB_SIGNAL_ALL_WR,
-        IB_SIGNAL_REQ_WR, IB_SRQT_BASIC, IB_SRQ_LIMIT, IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND,
-        IB_USER_VERBS_CMD_REQ_NOTIFY_CQ,
+        IB_SIGNAL_REQ_WR, IB_SRQT_BASIC, IB_SRQ_LIMIT, IB_SRQ_MAX_WR,
     };
     // The network header type of a receive's completion (the driver types
     // completion statuses, opcodes and flags itself: ffi/rxe_abi/wc.rs).
