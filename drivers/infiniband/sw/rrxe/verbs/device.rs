@@ -454,7 +454,7 @@ impl Operations for RrxeDevice {
         Ok(())
     }
 
-    fn alloc_mr(pd: &Pd<Self>, mr_type: u32, max_num_sg: u32) -> Result<(RrxeMr, MrKeys)> {
+    fn alloc_mr(pd: &Pd<Self>, mr_type: ib::MrType, max_num_sg: u32) -> Result<(RrxeMr, MrKeys)> {
         let kmem = KernelMemory::for_pd::<Self>(pd)?;
         let spec = MrSpec::fast(pd.as_raw() as usize, kmem, mr_type, max_num_sg)?;
         let inner = pd.device::<Self>().shared.mrs.insert_spec(spec)?;

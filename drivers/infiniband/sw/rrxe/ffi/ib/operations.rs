@@ -14,8 +14,8 @@ use super::{
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
     Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, DeviceModifyMask, DriverId,
-    IbDevice, LinkLayer, Mr, Mw, Pd, PortAttr, PortImmutable, PortModify, PortModifyMask, Qp,
-    QpAttr, QpHandle, QpInitAttr, Srq, Udata, WorkCompletion, MAD_SIZE,
+    IbDevice, LinkLayer, Mr, MrType, Mw, Pd, PortAttr, PortImmutable, PortModify, PortModifyMask,
+    Qp, QpAttr, QpHandle, QpInitAttr, Srq, Udata, WorkCompletion, MAD_SIZE,
 };
 
 /// What `create_qp` gets besides the attributes: the objects the new QP is
@@ -306,9 +306,9 @@ pub(crate) trait Operations: Sized + Send + Sync {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
-    /// Creates a fast-registration MR (`IB_MR_TYPE_*` `mr_type`) for up to
-    /// `max_num_sg` pages, to be registered by `REG_MR` work requests.
-    fn alloc_mr(_pd: &Pd<Self>, _mr_type: u32, _max_num_sg: u32) -> Result<(Self::Mr, MrKeys)> {
+    /// Creates a fast-registration MR of `mr_type` for up to `max_num_sg`
+    /// pages, to be registered by `REG_MR` work requests.
+    fn alloc_mr(_pd: &Pd<Self>, _mr_type: MrType, _max_num_sg: u32) -> Result<(Self::Mr, MrKeys)> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// Starts a new page list of `page_size`-byte pages on a fast MR

@@ -13,8 +13,9 @@ use super::{
     queue_buf,
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
-    Ah, AhAttr, Cq, CqHandle, DeviceModifyMask, IbDevice, Mr, MrKeys, Mw, Object, Operations, Pd,
-    PortModifyMask, PostError, Qp, QpBinding, QpHandle, Srq, Udata, WorkCompletion, MAD_SIZE,
+    Ah, AhAttr, Cq, CqHandle, DeviceModifyMask, IbDevice, Mr, MrKeys, MrType, Mw, Object,
+    Operations, Pd, PortModifyMask, PostError, Qp, QpBinding, QpHandle, Srq, Udata, WorkCompletion,
+    MAD_SIZE,
 };
 
 /// An ops-table entry: the trampoline if the driver implements the
@@ -898,7 +899,7 @@ impl<T: Operations> OperationsVTable<T> {
     ) -> *mut sys::ib_mr {
         // SAFETY: the callback contract.
         let pd = unsafe { Pd::<T>::from_raw(pd) };
-        Self::new_mr(T::alloc_mr(pd, mr_type, max_num_sg))
+        Self::new_mr(T::alloc_mr(pd, MrType::from_raw(mr_type), max_num_sg))
     }
 
     /// # Safety

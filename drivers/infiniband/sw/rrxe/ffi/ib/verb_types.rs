@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The typed values the verbs of [`Operations`](super::Operations) are
+//! given: the kinds of objects, the masks and the flags the core passes as
+//! arguments or in the attribute structs. As in
+//! [`device_attr`](super::device_attr), each C enum or flag set is a Rust
+//! type whose numbers are the bindings'; a value that comes from the core
+//! (and, through it, from user space) is a `#[repr(transparent)]` newtype
+//! that holds any number, so that the driver decides what it refuses.
+
+use crate::ffi::sys;
+
+/// The kind of a memory region `alloc_mr` is asked for (`enum ib_mr_type`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MrType(u32);
+
+impl MrType {
+    /// `IB_MR_TYPE_MEM_REG`: registered by `REG_MR` work requests.
+    pub(crate) const MEM_REG: Self = Self(sys::IB_MR_TYPE_MEM_REG);
+    /// `IB_MR_TYPE_SG_GAPS`: a page list with gaps (for tests: rrxe, as
+    /// rxe, has no such MRs).
+    #[cfg(CONFIG_KUNIT)]
+    pub(crate) const SG_GAPS: Self = Self(sys::IB_MR_TYPE_SG_GAPS);
+
+    /// The type the core passed as `raw`.
+    pub(super) const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+}
