@@ -12,7 +12,7 @@ use crate::{
     dev::pd::RrxePd,
     dev::round_robin::RoundRobin,
     ffi::ib::{
-        self, consts::*, Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice,
+        self, Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice,
         KernelMemory, Mr, MrKeys, Mw, Operations, Pd, PortAttr, PortImmutable, PortModify,
         PostError, Qp, QpAttr, QpBinding, QpInitAttr, RecvWrs, SendWrs, Srq, SrqHandle, Udata,
         WorkCompletion,
@@ -474,10 +474,15 @@ impl Operations for RrxeDevice {
         mr.inner.set_mapping(iova, length);
     }
 
-    fn rereg_user_mr(mr: &Mr<Self>, flags: u32, _access: u32, new_pd: Option<&Pd<Self>>) -> Result {
+    fn rereg_user_mr(
+        mr: &Mr<Self>,
+        flags: ib::MrReregFlags,
+        _access: u32,
+        new_pd: Option<&Pd<Self>>,
+    ) -> Result {
         // As rxe: only moving to another PD (new access rights or pages
         // would race with the data path's use of the region).
-        if flags & !IB_MR_REREG_PD != 0 {
+        if !flags.without(ib::MrReregFlags::PD).is_empty() {
             return Err(EOPNOTSUPP);
         }
         if let Some(pd) = new_pd {

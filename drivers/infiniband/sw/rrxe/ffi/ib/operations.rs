@@ -14,8 +14,8 @@ use super::{
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
     Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, DeviceModifyMask, DriverId,
-    IbDevice, LinkLayer, Mr, MrType, Mw, Pd, PortAttr, PortImmutable, PortModify, PortModifyMask,
-    Qp, QpAttr, QpHandle, QpInitAttr, Srq, Udata, WorkCompletion, MAD_SIZE,
+    IbDevice, LinkLayer, Mr, MrReregFlags, MrType, Mw, Pd, PortAttr, PortImmutable, PortModify,
+    PortModifyMask, Qp, QpAttr, QpHandle, QpInitAttr, Srq, Udata, WorkCompletion, MAD_SIZE,
 };
 
 /// What `create_qp` gets besides the attributes: the objects the new QP is
@@ -295,11 +295,11 @@ pub(crate) trait Operations: Sized + Send + Sync {
     fn dereg_mr(_mr: &Mr<Self>) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
-    /// Changes a user MR in place (`IB_MR_REREG_*` flags): `new_pd` is the
-    /// PD it moves to, if asked.
+    /// Changes a user MR in place, as `flags` ask: `new_pd` is the PD it
+    /// moves to, if asked.
     fn rereg_user_mr(
         _mr: &Mr<Self>,
-        _flags: u32,
+        _flags: MrReregFlags,
         _access: u32,
         _new_pd: Option<&Pd<Self>>,
     ) -> Result {

@@ -28,3 +28,33 @@ impl MrType {
         Self(raw)
     }
 }
+
+/// What a `rereg_user_mr` call changes (`enum ib_mr_rereg_flags`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MrReregFlags(u32);
+
+impl MrReregFlags {
+    /// `IB_MR_REREG_PD`: the MR moves to another PD.
+    pub(crate) const PD: Self = Self(sys::IB_MR_REREG_PD);
+
+    /// The flags the core passed as `raw`.
+    pub(super) const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+
+    /// Whether every flag of `other` is set.
+    pub(crate) const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The flags of this set that are not in `other`.
+    pub(crate) const fn without(self, other: Self) -> Self {
+        Self(self.0 & !other.0)
+    }
+
+    /// Whether no flag is set.
+    pub(crate) const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}

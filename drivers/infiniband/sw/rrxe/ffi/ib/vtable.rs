@@ -13,9 +13,9 @@ use super::{
     queue_buf,
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
-    Ah, AhAttr, Cq, CqHandle, DeviceModifyMask, IbDevice, Mr, MrKeys, MrType, Mw, Object,
-    Operations, Pd, PortModifyMask, PostError, Qp, QpBinding, QpHandle, Srq, Udata, WorkCompletion,
-    MAD_SIZE,
+    Ah, AhAttr, Cq, CqHandle, DeviceModifyMask, IbDevice, Mr, MrKeys, MrReregFlags, MrType, Mw,
+    Object, Operations, Pd, PortModifyMask, PostError, Qp, QpBinding, QpHandle, Srq, Udata,
+    WorkCompletion, MAD_SIZE,
 };
 
 /// An ops-table entry: the trampoline if the driver implements the
@@ -874,12 +874,13 @@ impl<T: Operations> OperationsVTable<T> {
         pd: *mut sys::ib_pd,
         _ud: *mut sys::ib_udata,
     ) -> *mut sys::ib_mr {
-        let flags = flags as u32;
+        // The flags of an `int`, bit for bit.
+        let flags = MrReregFlags::from_raw(flags as u32);
         // SAFETY: the callback contract; the new PD, if the flags name one, is
         // an object of our device that the core holds during the call.
         let (obj, new_pd) = unsafe {
             let new_pd =
-                (flags & sys::IB_MR_REREG_PD != 0 && !pd.is_null()).then(|| Pd::<T>::from_raw(pd));
+                (flags.contains(MrReregFlags::PD) && !pd.is_null()).then(|| Pd::<T>::from_raw(pd));
             (Mr::<T>::from_raw(mr), new_pd)
         };
         match T::rereg_user_mr(obj, flags, access as u32, new_pd) {
