@@ -6,7 +6,9 @@
 use crate::{
     dev::params,
     ffi::{
-        ib::{consts::*, Event, PostError, RecvWrs, SrqAttr, SrqHandle, SrqInitAttr, Udata},
+        ib::{
+            consts::*, Event, PostError, RecvWrs, SrqAttr, SrqHandle, SrqInitAttr, SrqType, Udata,
+        },
         rxe_abi::{CreateSrqResp, ModifySrqCmd, RecvWqe, Sge},
     },
     logic::queue::QueueType,
@@ -93,7 +95,7 @@ impl RrxeSrq {
         udata: Option<&Udata>,
     ) -> Result<Self> {
         // Basic SRQs only, as rxe.
-        if init.srq_type != IB_SRQT_BASIC {
+        if init.kind() != SrqType::BASIC {
             return Err(EOPNOTSUPP);
         }
         if udata.is_some_and(|u| u.outlen() < size_of::<CreateSrqResp>()) {

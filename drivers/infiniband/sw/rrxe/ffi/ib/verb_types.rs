@@ -8,6 +8,7 @@
 //! (and, through it, from user space) is a `#[repr(transparent)]` newtype
 //! that holds any number, so that the driver decides what it refuses.
 
+use super::SrqInitAttr;
 use crate::ffi::sys;
 
 /// The kind of a memory region `alloc_mr` is asked for (`enum ib_mr_type`).
@@ -56,5 +57,22 @@ impl MrReregFlags {
     /// Whether no flag is set.
     pub(crate) const fn is_empty(self) -> bool {
         self.0 == 0
+    }
+}
+
+/// The kind of a shared receive queue (`enum ib_srq_type`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SrqType(u32);
+
+impl SrqType {
+    /// `IB_SRQT_BASIC`: a plain SRQ (neither XRC nor tag matching).
+    pub(crate) const BASIC: Self = Self(sys::IB_SRQT_BASIC);
+}
+
+impl SrqInitAttr {
+    /// The kind of SRQ `create_srq` is asked for (`srq_type`).
+    pub(crate) fn kind(&self) -> SrqType {
+        SrqType(self.srq_type)
     }
 }
