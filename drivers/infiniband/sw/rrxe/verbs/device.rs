@@ -370,7 +370,7 @@ impl Operations for RrxeDevice {
     fn modify_srq(
         srq: &Srq<Self>,
         attr: &mut ib::SrqAttr,
-        mask: u32,
+        mask: ib::SrqAttrMask,
         udata: Option<&Udata>,
     ) -> Result {
         srq.modify(attr, mask, udata)

@@ -15,7 +15,8 @@ use super::{
     wr::{RecvWrs, SendWrs},
     Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, DeviceModifyMask, DriverId,
     IbDevice, LinkLayer, Mr, MrReregFlags, MrType, Mw, Pd, PortAttr, PortImmutable, PortModify,
-    PortModifyMask, Qp, QpAttr, QpHandle, QpInitAttr, Srq, Udata, WorkCompletion, MAD_SIZE,
+    PortModifyMask, Qp, QpAttr, QpHandle, QpInitAttr, Srq, SrqAttrMask, Udata, WorkCompletion,
+    MAD_SIZE,
 };
 
 /// What `create_qp` gets besides the attributes: the objects the new QP is
@@ -222,11 +223,11 @@ pub(crate) trait Operations: Sized + Send + Sync {
     ) -> Result<Self::Srq> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
-    /// Changes an SRQ's size or limit (`IB_SRQ_*` mask).
+    /// Changes an SRQ's size or limit, as `mask` asks.
     fn modify_srq(
         _srq: &Srq<Self>,
         _attr: &mut sys::ib_srq_attr,
-        _mask: u32,
+        _mask: SrqAttrMask,
         _udata: Option<&Udata>,
     ) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)

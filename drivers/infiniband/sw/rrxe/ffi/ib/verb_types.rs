@@ -76,3 +76,43 @@ impl SrqInitAttr {
         SrqType(self.srq_type)
     }
 }
+
+/// What a `modify_srq` call changes (`enum ib_srq_attr_mask`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SrqAttrMask(u32);
+
+impl SrqAttrMask {
+    /// `IB_SRQ_MAX_WR`: resize the SRQ to `max_wr`.
+    pub(crate) const MAX_WR: Self = Self(sys::IB_SRQ_MAX_WR);
+    /// `IB_SRQ_LIMIT`: arm the limit event at `srq_limit`.
+    pub(crate) const LIMIT: Self = Self(sys::IB_SRQ_LIMIT);
+
+    /// The mask the core passed as `raw`.
+    pub(super) const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+
+    /// Whether every bit of `other` is set.
+    pub(crate) const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The bits of this mask that are not in `other`.
+    pub(crate) const fn without(self, other: Self) -> Self {
+        Self(self.0 & !other.0)
+    }
+
+    /// Whether no bit is set.
+    pub(crate) const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl core::ops::BitOr for SrqAttrMask {
+    type Output = Self;
+
+    fn bitor(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+}

@@ -14,8 +14,8 @@ use super::{
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
     Ah, AhAttr, Cq, CqHandle, DeviceModifyMask, IbDevice, Mr, MrKeys, MrReregFlags, MrType, Mw,
-    Object, Operations, Pd, PortModifyMask, PostError, Qp, QpBinding, QpHandle, Srq, Udata,
-    WorkCompletion, MAD_SIZE,
+    Object, Operations, Pd, PortModifyMask, PostError, Qp, QpBinding, QpHandle, Srq, SrqAttrMask,
+    Udata, WorkCompletion, MAD_SIZE,
 };
 
 /// An ops-table entry: the trampoline if the driver implements the
@@ -706,7 +706,7 @@ impl<T: Operations> OperationsVTable<T> {
         from_result(|| {
             // SAFETY: the callback contract; `attr` is valid and exclusive.
             let (obj, attr, ud) = unsafe { (Srq::<T>::from_raw(srq), &mut *attr, udata(ud)) };
-            T::modify_srq(obj, attr, mask, ud.as_ref())?;
+            T::modify_srq(obj, attr, SrqAttrMask::from_raw(mask), ud.as_ref())?;
             Ok(0)
         })
     }
