@@ -8,8 +8,8 @@ use crate::{
     dev::params,
     ffi::{
         ib::{
-            consts::*, CqHandle, CqInitAttr, Event, QpHandle, QueuedWc, Udata, UserWorkCompletion,
-            WorkCompletion,
+            consts::*, CqHandle, CqInitAttr, CqNotifyFlags, Event, QpHandle, QueuedWc, Udata,
+            UserWorkCompletion, WorkCompletion,
         },
         rxe_abi::{wc_opcode, wc_status, CreateCqResp, ResizeCqResp},
     },
@@ -172,9 +172,9 @@ enum Slots {
 
 struct CqState {
     slots: Slots,
-    /// The armed notification (`IB_CQ_SOLICITED` or `IB_CQ_NEXT_COMP`), 0
-    /// when not armed.
-    notify: u32,
+    /// The armed notification (the [`CqNotifyFlags::SOLICITED_MASK`] flags
+    /// asked: `IB_CQ_SOLICITED` or `IB_CQ_NEXT_COMP`), none when not armed.
+    notify: CqNotifyFlags,
 }
 
 impl CqState {
@@ -237,7 +237,10 @@ impl RrxeCq {
         };
         let inner = Arc::pin_init(
             try_pin_init!(CqInner {
-                state <- new_spinlock_irq!(CqState { slots, notify: 0 }),
+                state <- new_spinlock_irq!(CqState {
+                    slots,
+                    notify: CqNotifyFlags::NONE
+                }),
                 handle,
             }),
             GFP_KERNEL,
@@ -269,14 +272,14 @@ impl RrxeCq {
 
     /// Arms completion notification. Returns 1 if `REPORT_MISSED_EVENTS`
     /// was asked and completions are already waiting.
-    pub(crate) fn req_notify(&self, flags: u32) -> Result<i32> {
-        let want = flags & IB_CQ_SOLICITED_MASK;
+    pub(crate) fn req_notify(&self, flags: CqNotifyFlags) -> Result<i32> {
+        let want = flags.intersection(CqNotifyFlags::SOLICITED_MASK);
         let mut st = self.inner.state.lock();
         // NEXT_COMP wins over SOLICITED when both are asked over time.
-        if st.notify != IB_CQ_NEXT_COMP {
+        if st.notify != CqNotifyFlags::NEXT_COMP {
             st.notify = want;
         }
-        if flags & IB_CQ_REPORT_MISSED_EVENTS != 0 && st.count() != 0 {
+        if flags.contains(CqNotifyFlags::REPORT_MISSED_EVENTS) && st.count() != 0 {
             return Ok(1);
         }
         Ok(0)
@@ -359,9 +362,9 @@ impl CqInner {
         if queued.is_err() {
             return Posted::Overflow;
         }
-        let fire = st.notify == IB_CQ_NEXT_COMP || (st.notify != 0 && solicited);
+        let fire = st.notify == CqNotifyFlags::NEXT_COMP || (!st.notify.is_empty() && solicited);
         if fire {
-            st.notify = 0;
+            st.notify = CqNotifyFlags::NONE;
             return Posted::Notify;
         }
         Posted::Queued

@@ -270,7 +270,7 @@ impl Operations for RrxeDevice {
         cq.resize(entries, udata)
     }
 
-    fn req_notify_cq(cq: &Cq<Self>, flags: u32) -> Result<i32> {
+    fn req_notify_cq(cq: &Cq<Self>, flags: ib::CqNotifyFlags) -> Result<i32> {
         cq.req_notify(flags)
     }
 

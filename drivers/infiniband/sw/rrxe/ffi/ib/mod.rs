@@ -39,7 +39,7 @@ pub(crate) use queue_buf::QueueBuf;
 pub(crate) use stats::StatDesc;
 pub(crate) use udata::Udata;
 pub(crate) use umem::Umem;
-pub(crate) use verb_types::{MrReregFlags, MrType, SrqAttrMask, SrqType};
+pub(crate) use verb_types::{CqNotifyFlags, MrReregFlags, MrType, SrqAttrMask, SrqType};
 pub(crate) use wr::{KernelSge, RecvWr, RecvWrs, SendWr, SendWrs};
 
 /// The size of a management datagram (`IB_MGMT_MAD_SIZE`, the size of
@@ -91,8 +91,7 @@ pub(crate) type AhAttrRaw = crate::ffi::sys::rdma_ah_attr;
 /// Constants of the RDMA core ABI that drivers put into the structs above.
 pub(crate) mod consts {
     pub(crate) use crate::ffi::sys::{
-        IB_AH_GRH, IB_CQ_NEXT_COMP, IB_CQ_REPORT_MISSED_EVENTS, IB_CQ_SOLICITED_MASK,
-        IB_GID_TYPE_ROCE_UDP_ENCAP, IB_SIGNAL_ALL_WR, IB_SIGNAL_REQ_WR,
+        IB_AH_GRH, IB_GID_TYPE_ROCE_UDP_ENCAP, IB_SIGNAL_ALL_WR, IB_SIGNAL_REQ_WR,
     };
     // The network header type of a receive's completion (the driver types
     // completion statuses, opcodes and flags itself: ffi/rxe_abi/wc.rs).

@@ -13,10 +13,10 @@ use super::{
     handle::SrqHandle,
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
-    Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, DeviceModifyMask, DriverId,
-    IbDevice, LinkLayer, Mr, MrReregFlags, MrType, Mw, Pd, PortAttr, PortImmutable, PortModify,
-    PortModifyMask, Qp, QpAttr, QpHandle, QpInitAttr, Srq, SrqAttrMask, Udata, WorkCompletion,
-    MAD_SIZE,
+    Ah, AhAttr, Cq, CqHandle, CqInitAttr, CqNotifyFlags, DeviceAttr, DeviceModify,
+    DeviceModifyMask, DriverId, IbDevice, LinkLayer, Mr, MrReregFlags, MrType, Mw, Pd, PortAttr,
+    PortImmutable, PortModify, PortModifyMask, Qp, QpAttr, QpHandle, QpInitAttr, Srq, SrqAttrMask,
+    Udata, WorkCompletion, MAD_SIZE,
 };
 
 /// What `create_qp` gets besides the attributes: the objects the new QP is
@@ -156,9 +156,10 @@ pub(crate) trait Operations: Sized + Send + Sync {
     fn resize_cq(_cq: &Cq<Self>, _entries: u32, _udata: Option<&Udata>) -> Result<u32> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
-    /// Arms the completion event (`IB_CQ_*` flags); returns 1 if completions
-    /// may have been missed and `IB_CQ_REPORT_MISSED_EVENTS` was asked.
-    fn req_notify_cq(_cq: &Cq<Self>, _flags: u32) -> Result<i32> {
+    /// Arms the completion event as `flags` ask; returns 1 if completions
+    /// may have been missed and [`CqNotifyFlags::REPORT_MISSED_EVENTS`] was
+    /// asked.
+    fn req_notify_cq(_cq: &Cq<Self>, _flags: CqNotifyFlags) -> Result<i32> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// Moves up to `wc.len()` completions of a kernel CQ into `wc`;

@@ -116,3 +116,42 @@ impl core::ops::BitOr for SrqAttrMask {
         Self(self.0 | other.0)
     }
 }
+
+/// Which completions raise a CQ's event (`enum ib_cq_notify_flags`): what
+/// `req_notify_cq` arms, and whether it reports completions missed.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct CqNotifyFlags(u32);
+
+impl CqNotifyFlags {
+    /// No flag: nothing armed.
+    pub(crate) const NONE: Self = Self(0);
+    /// `IB_CQ_NEXT_COMP`: the next completion raises the event.
+    pub(crate) const NEXT_COMP: Self = Self(sys::IB_CQ_NEXT_COMP);
+    /// `IB_CQ_SOLICITED_MASK`: the flags that say which completions raise
+    /// the event (`IB_CQ_SOLICITED`, `IB_CQ_NEXT_COMP`).
+    pub(crate) const SOLICITED_MASK: Self = Self(sys::IB_CQ_SOLICITED_MASK);
+    /// `IB_CQ_REPORT_MISSED_EVENTS`: say whether completions are already
+    /// waiting.
+    pub(crate) const REPORT_MISSED_EVENTS: Self = Self(sys::IB_CQ_REPORT_MISSED_EVENTS);
+
+    /// The flags the core passed as `raw`.
+    pub(super) const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+
+    /// Whether every flag of `other` is set.
+    pub(crate) const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The flags set both here and in `other`.
+    pub(crate) const fn intersection(self, other: Self) -> Self {
+        Self(self.0 & other.0)
+    }
+
+    /// Whether no flag is set.
+    pub(crate) const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}

@@ -13,9 +13,9 @@ use super::{
     queue_buf,
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
-    Ah, AhAttr, Cq, CqHandle, DeviceModifyMask, IbDevice, Mr, MrKeys, MrReregFlags, MrType, Mw,
-    Object, Operations, Pd, PortModifyMask, PostError, Qp, QpBinding, QpHandle, Srq, SrqAttrMask,
-    Udata, WorkCompletion, MAD_SIZE,
+    Ah, AhAttr, Cq, CqHandle, CqNotifyFlags, DeviceModifyMask, IbDevice, Mr, MrKeys, MrReregFlags,
+    MrType, Mw, Object, Operations, Pd, PortModifyMask, PostError, Qp, QpBinding, QpHandle, Srq,
+    SrqAttrMask, Udata, WorkCompletion, MAD_SIZE,
 };
 
 /// An ops-table entry: the trampoline if the driver implements the
@@ -467,6 +467,7 @@ impl<T: Operations> OperationsVTable<T> {
     ///
     /// The [callback contract](Self#callback-contract), as `req_notify_cq`.
     unsafe extern "C" fn req_notify_cq(cq: *mut sys::ib_cq, flags: u32) -> i32 {
+        let flags = CqNotifyFlags::from_raw(flags);
         // SAFETY: the callback contract.
         from_result(|| T::req_notify_cq(unsafe { Cq::<T>::from_raw(cq) }, flags))
     }
