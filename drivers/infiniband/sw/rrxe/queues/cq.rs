@@ -8,7 +8,7 @@ use crate::{
     dev::params,
     ffi::{
         ib::{
-            consts::*, CqHandle, CqInitAttr, CqNotifyFlags, Event, QpHandle, QueuedWc, Udata,
+            CqHandle, CqInitAttr, CqNotifyFlags, Event, NetworkHdrType, QpHandle, QueuedWc, Udata,
             UserWorkCompletion, WorkCompletion,
         },
         rxe_abi::{wc_opcode, wc_status, CreateCqResp, ResizeCqResp},
@@ -48,8 +48,9 @@ pub(crate) struct Completion {
     pub(crate) ex: u32,
     pub(crate) pkey_index: u16,
     pub(crate) port_num: u8,
-    /// `RDMA_NETWORK_*` of a receive (with [`WcFlags::WITH_NETWORK_HDR_TYPE`]).
-    pub(crate) network_hdr_type: u32,
+    /// The network header of a receive (with
+    /// [`WcFlags::WITH_NETWORK_HDR_TYPE`]).
+    pub(crate) network_hdr_type: Option<NetworkHdrType>,
 }
 
 /// What posting a completion with [`CqInner::post_quiet`] leaves its
@@ -81,11 +82,11 @@ impl Completion {
     /// buffer, as the 40-byte GRH).
     pub(crate) fn set_network_header(&mut self, v4: bool) {
         self.wc_flags |= WcFlags::GRH | WcFlags::WITH_NETWORK_HDR_TYPE;
-        self.network_hdr_type = if v4 {
-            RDMA_NETWORK_IPV4
+        self.network_hdr_type = Some(if v4 {
+            NetworkHdrType::Ipv4
         } else {
-            RDMA_NETWORK_IPV6
-        };
+            NetworkHdrType::Ipv6
+        });
     }
 
     fn to_user(self) -> UserWorkCompletion {
@@ -115,9 +116,12 @@ impl Completion {
             wc_flags: self.wc_flags.raw() as i32,
             pkey_index: self.pkey_index,
             port_num: u32::from(self.port_num),
-            network_hdr_type: self.network_hdr_type as u8,
             ..Default::default()
         };
+        // Without one, the field stays 0, which consumers do not read.
+        if let Some(ty) = self.network_hdr_type {
+            wc.set_network_hdr_type(ty);
+        }
         wc.__bindgen_anon_1.wr_id = self.wr_id;
         wc.ex.imm_data = self.ex;
         QueuedWc(wc)

@@ -39,7 +39,9 @@ pub(crate) use queue_buf::QueueBuf;
 pub(crate) use stats::StatDesc;
 pub(crate) use udata::Udata;
 pub(crate) use umem::Umem;
-pub(crate) use verb_types::{CqNotifyFlags, MrReregFlags, MrType, SrqAttrMask, SrqType};
+pub(crate) use verb_types::{
+    CqNotifyFlags, MrReregFlags, MrType, NetworkHdrType, SrqAttrMask, SrqType,
+};
 pub(crate) use wr::{KernelSge, RecvWr, RecvWrs, SendWr, SendWrs};
 
 /// The size of a management datagram (`IB_MGMT_MAD_SIZE`, the size of
@@ -93,9 +95,6 @@ pub(crate) mod consts {
     pub(crate) use crate::ffi::sys::{
         IB_AH_GRH, IB_GID_TYPE_ROCE_UDP_ENCAP, IB_SIGNAL_ALL_WR, IB_SIGNAL_REQ_WR,
     };
-    // The network header type of a receive's completion (the driver types
-    // completion statuses, opcodes and flags itself: ffi/rxe_abi/wc.rs).
-    pub(crate) use crate::ffi::sys::{RDMA_NETWORK_IPV4, RDMA_NETWORK_IPV6};
 }
 
 /// The EUI-64 GUID the RDMA core expects for a MAC address (IPv6 style, with

@@ -8,7 +8,7 @@
 //! (and, through it, from user space) is a `#[repr(transparent)]` newtype
 //! that holds any number, so that the driver decides what it refuses.
 
-use super::SrqInitAttr;
+use super::{SrqInitAttr, WorkCompletion};
 use crate::ffi::sys;
 
 /// The kind of a memory region `alloc_mr` is asked for (`enum ib_mr_type`).
@@ -153,5 +153,24 @@ impl CqNotifyFlags {
     /// Whether no flag is set.
     pub(crate) const fn is_empty(self) -> bool {
         self.0 == 0
+    }
+}
+
+/// The network header a message came with (`enum rdma_network_type`), as a
+/// kernel work completion reports it.
+#[repr(u8)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum NetworkHdrType {
+    /// `RDMA_NETWORK_IPV4`: RoCEv2 over IPv4.
+    Ipv4 = sys::RDMA_NETWORK_IPV4 as u8,
+    /// `RDMA_NETWORK_IPV6`: RoCEv2 over IPv6.
+    Ipv6 = sys::RDMA_NETWORK_IPV6 as u8,
+}
+
+impl WorkCompletion {
+    /// Sets the network header the message came with (`network_hdr_type`,
+    /// a `u8`; consumers read it with `IB_WC_WITH_NETWORK_HDR_TYPE`).
+    pub(crate) fn set_network_hdr_type(&mut self, ty: NetworkHdrType) {
+        self.network_hdr_type = ty as u8;
     }
 }
