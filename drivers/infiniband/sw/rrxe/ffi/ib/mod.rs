@@ -40,7 +40,7 @@ pub(crate) use stats::StatDesc;
 pub(crate) use udata::Udata;
 pub(crate) use umem::Umem;
 pub(crate) use verb_types::{
-    CqNotifyFlags, MrReregFlags, MrType, NetworkHdrType, SrqAttrMask, SrqType,
+    CqNotifyFlags, MrReregFlags, MrType, NetworkHdrType, SignalType, SrqAttrMask, SrqType,
 };
 pub(crate) use wr::{KernelSge, RecvWr, RecvWrs, SendWr, SendWrs};
 
@@ -92,9 +92,7 @@ pub(crate) type AhAttrRaw = crate::ffi::sys::rdma_ah_attr;
 
 /// Constants of the RDMA core ABI that drivers put into the structs above.
 pub(crate) mod consts {
-    pub(crate) use crate::ffi::sys::{
-        IB_AH_GRH, IB_GID_TYPE_ROCE_UDP_ENCAP, IB_SIGNAL_ALL_WR, IB_SIGNAL_REQ_WR,
-    };
+    pub(crate) use crate::ffi::sys::{IB_AH_GRH, IB_GID_TYPE_ROCE_UDP_ENCAP};
 }
 
 /// The EUI-64 GUID the RDMA core expects for a MAC address (IPv6 style, with

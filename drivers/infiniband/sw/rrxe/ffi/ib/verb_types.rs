@@ -8,7 +8,7 @@
 //! (and, through it, from user space) is a `#[repr(transparent)]` newtype
 //! that holds any number, so that the driver decides what it refuses.
 
-use super::{SrqInitAttr, WorkCompletion};
+use super::{QpInitAttr, SrqInitAttr, WorkCompletion};
 use crate::ffi::sys;
 
 /// The kind of a memory region `alloc_mr` is asked for (`enum ib_mr_type`).
@@ -172,5 +172,30 @@ impl WorkCompletion {
     /// a `u8`; consumers read it with `IB_WC_WITH_NETWORK_HDR_TYPE`).
     pub(crate) fn set_network_hdr_type(&mut self, ty: NetworkHdrType) {
         self.network_hdr_type = ty as u8;
+    }
+}
+
+/// Which of a QP's send requests complete (`enum ib_sig_type`): the
+/// `sq_sig_type` of a [`QpInitAttr`].
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SignalType(u32);
+
+impl SignalType {
+    /// `IB_SIGNAL_ALL_WR`: every send request completes.
+    pub(crate) const ALL_WR: Self = Self(sys::IB_SIGNAL_ALL_WR);
+    /// `IB_SIGNAL_REQ_WR`: the send requests that ask to complete.
+    pub(crate) const REQ_WR: Self = Self(sys::IB_SIGNAL_REQ_WR);
+}
+
+impl QpInitAttr {
+    /// Which send requests complete, as `create_qp` is asked.
+    pub(crate) fn sig_type(&self) -> SignalType {
+        SignalType(self.sq_sig_type)
+    }
+
+    /// Reports which send requests complete (`query_qp`).
+    pub(crate) fn set_sig_type(&mut self, ty: SignalType) {
+        self.sq_sig_type = ty.0;
     }
 }
