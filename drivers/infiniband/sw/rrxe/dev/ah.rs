@@ -8,7 +8,7 @@ use crate::{
     dev::params,
     dev::path::Path,
     ffi::{
-        ib::{consts::*, AhAttr, StoredAhAttr, Udata},
+        ib::{consts::*, AhAttr, AhFlags, StoredAhAttr, Udata},
         rxe_abi::CreateAhResp,
     },
     logic::ids::{leaf_words, summary_words, Ids},
@@ -52,7 +52,7 @@ pub(crate) struct RrxeAh {
 /// RoCEv2 source GID.
 fn check(attr: &AhAttr) -> Result {
     let a = attr.get();
-    if a.port_num != params::PORT || u32::from(a.ah_flags) & IB_AH_GRH == 0 {
+    if a.port_num != params::PORT || !attr.flags().contains(AhFlags::GRH) {
         return Err(EINVAL);
     }
     match attr.sgid_type() {

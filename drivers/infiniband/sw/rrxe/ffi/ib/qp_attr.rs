@@ -40,6 +40,21 @@ impl StoredQpAttr {
     }
 }
 
+/// The flags of an address vector (`enum ib_ah_flags`): its `ah_flags`.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AhFlags(u32);
+
+impl AhFlags {
+    /// `IB_AH_GRH`: the address vector has a global route header.
+    pub(crate) const GRH: Self = Self(sys::IB_AH_GRH);
+
+    /// Whether every flag of `other` is set.
+    pub(crate) const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
 /// The address vector of an address handle or a connected QP, as the core
 /// passes it for the duration of one call.
 #[repr(transparent)]
@@ -60,6 +75,11 @@ impl AhAttr {
     /// The plain fields.
     pub(crate) fn get(&self) -> &sys::rdma_ah_attr {
         &self.0
+    }
+
+    /// The flags (`ah_flags`).
+    pub(crate) fn flags(&self) -> AhFlags {
+        AhFlags(u32::from(self.0.ah_flags))
     }
 
     /// The GID type (`IB_GID_TYPE_*`) of the source GID, if there is one.
