@@ -8,7 +8,7 @@ use crate::{
     dev::params,
     dev::path::Path,
     ffi::{
-        ib::{consts::*, AhAttr, AhFlags, StoredAhAttr, Udata},
+        ib::{AhAttr, AhFlags, GidType, StoredAhAttr, Udata},
         rxe_abi::CreateAhResp,
     },
     logic::ids::{leaf_words, summary_words, Ids},
@@ -56,7 +56,7 @@ fn check(attr: &AhAttr) -> Result {
         return Err(EINVAL);
     }
     match attr.sgid_type() {
-        Some(IB_GID_TYPE_ROCE_UDP_ENCAP) => Ok(()),
+        Some(GidType::ROCE_UDP_ENCAP) => Ok(()),
         _ => Err(EINVAL),
     }
 }

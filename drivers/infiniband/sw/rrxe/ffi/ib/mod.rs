@@ -34,7 +34,7 @@ pub(crate) use operations::{MrKeys, Operations, PostError, QpBinding};
 pub(crate) use port_attr::{
     CoreCapFlags, LinkLayer, PhysState, PortCapFlags, PortModifyMask, PortState, PortWidth,
 };
-pub(crate) use qp_attr::{AhAttr, AhFlags, StoredAhAttr, StoredQpAttr};
+pub(crate) use qp_attr::{AhAttr, AhFlags, GidType, StoredAhAttr, StoredQpAttr};
 pub(crate) use queue_buf::QueueBuf;
 pub(crate) use stats::StatDesc;
 pub(crate) use udata::Udata;
@@ -89,11 +89,6 @@ pub(crate) type SrqInitAttr = crate::ffi::sys::ib_srq_init_attr;
 pub(crate) type SrqAttr = crate::ffi::sys::ib_srq_attr;
 /// An address vector as `query_ah` fills it (plain C data).
 pub(crate) type AhAttrRaw = crate::ffi::sys::rdma_ah_attr;
-
-/// Constants of the RDMA core ABI that drivers put into the structs above.
-pub(crate) mod consts {
-    pub(crate) use crate::ffi::sys::IB_GID_TYPE_ROCE_UDP_ENCAP;
-}
 
 /// The EUI-64 GUID the RDMA core expects for a MAC address (IPv6 style, with
 /// the universal/local bit flipped), in wire (big-endian) byte order.
