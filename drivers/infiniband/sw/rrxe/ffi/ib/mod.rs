@@ -2,8 +2,11 @@
 
 //! Safe abstractions over the RDMA core (`drivers/infiniband/core`): device
 //! allocation and registration with a `#[vtable]` operations trait, rdma
-//! link types, and the plain-data attribute structs drivers fill in. Written
-//! to be independent of rrxe, as they would be in `rust/kernel/rdma`.
+//! link types, and the plain-data attribute structs drivers fill in, with
+//! the C enums and flags they hold as Rust types (`device_attr`,
+//! `port_attr`, `verb_types`), so that no driver names a constant of the
+//! bindings. Written to be independent of rrxe, as they would be in
+//! `rust/kernel/rdma`.
 
 mod device;
 mod device_attr;

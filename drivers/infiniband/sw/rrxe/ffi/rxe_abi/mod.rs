@@ -8,8 +8,8 @@
 //! nothing of rrxe; `logic` is plain Rust, also built on the host, and
 //! cannot see the bindings. This module sees both: it converts rrxe's
 //! typed work completions into the C numbers, and proves at build time
-//! that the numbers and byte offsets `logic` hard-codes are those of the
-//! kernel we build for.
+//! that the numbers and byte offsets `logic` (and `proto`) hard-code are
+//! those of the kernel we build for.
 
 mod numbers;
 mod resp;
