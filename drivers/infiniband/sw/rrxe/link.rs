@@ -6,7 +6,7 @@
 
 use crate::{
     dev::params::guid_for,
-    ffi::ib::{self, consts::*, DeviceParams, LinkOps, Unregistered},
+    ffi::ib::{self, DeviceParams, LinkOps, Unregistered},
     ffi::net::{NetDev, NetDevRef},
     names, registry,
     rx::tunnel,
@@ -62,7 +62,7 @@ impl LinkOps for RrxeLink {
             node_guid: guid_for(ndev.mac()).to_ne_bytes(),
             node_desc: c"rrxe",
             num_comp_vectors: ib::num_possible_cpus(),
-            uverbs_cmds: &[IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ],
+            uverbs_cmds: &[ib::UverbsCmd::PostSend, ib::UverbsCmd::ReqNotifyCq],
         };
         let guid = u64::from_ne_bytes(params.node_guid);
         let dev = Unregistered::new(

@@ -32,6 +32,19 @@ fn req(addr: u64, length: u64, access: u32) -> BindRequest {
 }
 
 #[test]
+fn mw_types_have_the_kernel_numbers() {
+    // enum ib_mw_type (include/rdma/ib_verbs.h), as the core passes it to
+    // alloc_mw; the driver's build checks the same against the header.
+    for (ty, raw) in [(MwType::One, 1), (MwType::Two, 2)] {
+        assert_eq!(ty.raw(), raw, "{ty:?}");
+        assert_eq!(MwType::from_raw(raw), Some(ty), "{ty:?}");
+    }
+    for raw in [0, 3, u32::MAX] {
+        assert_eq!(MwType::from_raw(raw), None, "{raw}");
+    }
+}
+
+#[test]
 fn bind_wr_asks_for_its_range_and_makes_that_window() {
     let wr = BindWr {
         addr: 0x1800,

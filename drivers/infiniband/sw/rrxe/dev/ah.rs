@@ -8,7 +8,7 @@ use crate::{
     dev::params,
     dev::path::Path,
     ffi::{
-        ib::{consts::*, AhAttr, StoredAhAttr, Udata},
+        ib::{AhAttr, AhFlags, GidType, StoredAhAttr, Udata},
         rxe_abi::CreateAhResp,
     },
     logic::ids::{leaf_words, summary_words, Ids},
@@ -52,11 +52,11 @@ pub(crate) struct RrxeAh {
 /// RoCEv2 source GID.
 fn check(attr: &AhAttr) -> Result {
     let a = attr.get();
-    if a.port_num != params::PORT || u32::from(a.ah_flags) & IB_AH_GRH == 0 {
+    if a.port_num != params::PORT || !attr.flags().contains(AhFlags::GRH) {
         return Err(EINVAL);
     }
     match attr.sgid_type() {
-        Some(IB_GID_TYPE_ROCE_UDP_ENCAP) => Ok(()),
+        Some(GidType::ROCE_UDP_ENCAP) => Ok(()),
         _ => Err(EINVAL),
     }
 }

@@ -5,8 +5,12 @@
 //! applications tuned for one behave the same on the other.
 
 use crate::{
-    ffi::ib::{self, consts::*, DeviceAttr, PortAttr},
+    ffi::ib::{
+        self, AtomicCap, DeviceAttr, DeviceCapFlags, KernelCapFlags, PortAttr, PortCapFlags,
+        PortWidth,
+    },
     logic::mcast,
+    proto::mtu,
 };
 
 /// IEEE OUI-less vendor id used by software RDMA devices.
@@ -52,24 +56,23 @@ pub(crate) const MAX_PD: u32 = DEFAULT_MAX;
 /// Most CQs per device.
 pub(crate) const MAX_CQ: u32 = DEFAULT_MAX;
 
-/// The device capability flags (`enum ib_device_cap_flags`, an unsigned long).
-fn device_cap_flags() -> u64 {
-    let flags: usize = IB_DEVICE_BAD_PKEY_CNTR
-        | IB_DEVICE_BAD_QKEY_CNTR
-        | IB_DEVICE_AUTO_PATH_MIG
-        | IB_DEVICE_CHANGE_PHY_PORT
-        | IB_DEVICE_UD_AV_PORT_ENFORCE
-        | IB_DEVICE_PORT_ACTIVE_EVENT
-        | IB_DEVICE_SYS_IMAGE_GUID
-        | IB_DEVICE_RC_RNR_NAK_GEN
-        | IB_DEVICE_SRQ_RESIZE
-        | IB_DEVICE_MEM_MGT_EXTENSIONS
-        | IB_DEVICE_MEM_WINDOW
-        | IB_DEVICE_FLUSH_GLOBAL
-        | IB_DEVICE_FLUSH_PERSISTENT
-        | IB_DEVICE_MEM_WINDOW_TYPE_2B
-        | IB_DEVICE_ATOMIC_WRITE;
-    flags as u64
+/// The device capability flags (`enum ib_device_cap_flags`).
+fn device_cap_flags() -> DeviceCapFlags {
+    DeviceCapFlags::BAD_PKEY_CNTR
+        | DeviceCapFlags::BAD_QKEY_CNTR
+        | DeviceCapFlags::AUTO_PATH_MIG
+        | DeviceCapFlags::CHANGE_PHY_PORT
+        | DeviceCapFlags::UD_AV_PORT_ENFORCE
+        | DeviceCapFlags::PORT_ACTIVE_EVENT
+        | DeviceCapFlags::SYS_IMAGE_GUID
+        | DeviceCapFlags::RC_RNR_NAK_GEN
+        | DeviceCapFlags::SRQ_RESIZE
+        | DeviceCapFlags::MEM_MGT_EXTENSIONS
+        | DeviceCapFlags::MEM_WINDOW
+        | DeviceCapFlags::FLUSH_GLOBAL
+        | DeviceCapFlags::FLUSH_PERSISTENT
+        | DeviceCapFlags::MEM_WINDOW_TYPE_2B
+        | DeviceCapFlags::ATOMIC_WRITE
 }
 
 /// Fills `attr` with rrxe's limits; `sys_image_guid` is in wire byte order.
@@ -80,8 +83,8 @@ pub(crate) fn fill_device_attr(attr: &mut DeviceAttr, sys_image_guid: u64) {
     attr.vendor_id = VENDOR_ID;
     attr.max_qp = MAX_QP;
     attr.max_qp_wr = MAX_QP_WR;
-    attr.device_cap_flags = device_cap_flags();
-    attr.kernel_cap_flags = u64::from(IBK_ALLOW_USER_UNREG);
+    attr.set_device_caps(device_cap_flags());
+    attr.set_kernel_caps(KernelCapFlags::ALLOW_USER_UNREG);
     attr.max_send_sge = MAX_SGE;
     attr.max_recv_sge = MAX_SGE;
     attr.max_sge_rd = MAX_SGE;
@@ -93,7 +96,7 @@ pub(crate) fn fill_device_attr(attr: &mut DeviceAttr, sys_image_guid: u64) {
     attr.max_qp_rd_atom = MAX_RD_ATOMIC;
     attr.max_res_rd_atom = 0x3f000;
     attr.max_qp_init_rd_atom = MAX_RD_ATOMIC;
-    attr.atomic_cap = IB_ATOMIC_HCA;
+    attr.set_atomic_cap(AtomicCap::Hca);
     attr.max_mcast_grp = mcast::MAX_GROUPS;
     attr.max_mcast_qp_attach = mcast::MAX_QPS_PER_GROUP;
     attr.max_total_mcast_qp_attach = mcast::MAX_ATTACHMENTS;
@@ -108,18 +111,19 @@ pub(crate) fn fill_device_attr(attr: &mut DeviceAttr, sys_image_guid: u64) {
 
 /// Fills the parts of `attr` that do not depend on the netdev's state.
 pub(crate) fn fill_port_attr(attr: &mut PortAttr, port_cap_flags: u32) {
-    attr.max_mtu = IB_MTU_4096;
+    attr.max_mtu = mtu::IB_MTU_4096;
     attr.gid_tbl_len = GID_TABLE_LEN;
     attr.port_cap_flags = port_cap_flags;
     attr.max_msg_sz = 1 << 31;
     attr.pkey_tbl_len = PKEY_TABLE_LEN;
     attr.max_vl_num = 1;
-    attr.active_width = IB_WIDTH_1X as u8;
+    attr.set_active_width(PortWidth::X1);
     attr.active_speed = 1;
 }
 
-/// Port capabilities at creation (connection management supported).
-pub(crate) const PORT_CAP_FLAGS: u32 = IB_PORT_CM_SUP;
+/// Port capabilities at creation (connection management supported), as
+/// the `port_cap_flags` number that `modify_port` changes.
+pub(crate) const PORT_CAP_FLAGS: u32 = PortCapFlags::CM_SUP.raw();
 
 /// The GUID of a device on a netdev with hardware address `mac` (or a random
 /// one, so that connection management still sees a unique GUID).
@@ -145,10 +149,9 @@ mod tests {
     fn device_attr_allows_user_unregistration() {
         let mut attr = ib::DeviceAttr::default();
         fill_device_attr(&mut attr, 0);
-        assert_ne!(
-            attr.kernel_cap_flags & u64::from(ib::consts::IBK_ALLOW_USER_UNREG),
-            0
-        );
+        assert!(attr
+            .kernel_caps()
+            .contains(ib::KernelCapFlags::ALLOW_USER_UNREG));
         assert_eq!(attr.vendor_id, VENDOR_ID);
         assert_eq!(attr.max_qp_rd_atom, 128);
     }

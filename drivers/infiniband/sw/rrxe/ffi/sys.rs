@@ -143,6 +143,10 @@ pub(crate) use raw::{
     RDMA_HW_STATS_DEFAULT_LIFESPAN, RDMA_NODE_IB_CA,
 };
 
+// Only the KUnit tests name it.
+#[cfg(CONFIG_KUNIT)]
+pub(crate) use raw::IB_MR_TYPE_SG_GAPS;
+
 // memory access (dp-mem)
 pub(crate) use raw::{
     page, rrxe_kmap_local_page, rrxe_kunmap_local, rrxe_umem_num_pages, rrxe_umem_pages,

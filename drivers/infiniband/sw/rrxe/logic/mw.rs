@@ -19,14 +19,35 @@ pub(crate) const ZERO_BASED: u32 = 1 << 5;
 /// The access flags a bind may ask for (rxe's `RXE_ACCESS_SUPPORTED_MW`).
 pub(crate) const SUPPORTED_MW: u32 = super::mr::SUPPORTED_MR | ON_DEMAND | ZERO_BASED;
 
-/// A window's type.
+/// A window's type (`enum ib_mw_type`). The numbers are the kernel's
+/// (`IB_MW_TYPE_1`, `IB_MW_TYPE_2`, also the user ABI's), which the host
+/// tests pin and `crate::ffi::rxe_abi` checks at build time against the
+/// headers.
+#[repr(u32)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum MwType {
     /// Type 1: bound by the bind verb, usable from any QP of its PD.
-    One,
+    One = 1,
     /// Type 2B: bound by a work request, usable only from the QP that
     /// bound it.
-    Two,
+    Two = 2,
+}
+
+impl MwType {
+    /// The type whose `enum ib_mw_type` number is `raw` (what `alloc_mw`
+    /// is asked for), or `None` for a number that names no window type.
+    pub(crate) const fn from_raw(raw: u32) -> Option<Self> {
+        match raw {
+            1 => Some(Self::One),
+            2 => Some(Self::Two),
+            _ => None,
+        }
+    }
+
+    /// The `enum ib_mw_type` number of the type.
+    pub(crate) const fn raw(self) -> u32 {
+        self as u32
+    }
 }
 
 /// A window's binding state (rxe's `enum rxe_mw_state`).

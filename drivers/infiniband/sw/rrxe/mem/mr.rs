@@ -26,7 +26,7 @@ use crate::{
 };
 use crate::{
     dev::params,
-    ffi::ib::{consts::IB_MR_TYPE_MEM_REG, KernelMemory, Operations, PageRef},
+    ffi::ib::{KernelMemory, MrType, Operations, PageRef},
 };
 use core::{
     ops::Range,
@@ -296,10 +296,10 @@ impl MrSpec {
     pub(crate) fn fast(
         pd: usize,
         kmem: KernelMemory,
-        mr_type: u32,
+        mr_type: MrType,
         max_num_sg: u32,
     ) -> Result<Self> {
-        if mr_type != IB_MR_TYPE_MEM_REG {
+        if mr_type != MrType::MEM_REG {
             return Err(EINVAL);
         }
         if max_num_sg == 0 || max_num_sg > params::MAX_FAST_REG_ALLOC {
@@ -889,9 +889,9 @@ mod tests {
             panic!("no memory for the table");
         };
         let fast = |ty, n| MrSpec::fast(0, test_kmem(), ty, n);
-        assert!(fast(ib::consts::IB_MR_TYPE_MEM_REG + 1, 4).is_err());
-        assert!(fast(ib::consts::IB_MR_TYPE_MEM_REG, 0).is_err());
-        let Ok(spec) = fast(ib::consts::IB_MR_TYPE_MEM_REG, 3) else {
+        assert!(fast(ib::MrType::SG_GAPS, 4).is_err());
+        assert!(fast(ib::MrType::MEM_REG, 0).is_err());
+        let Ok(spec) = fast(ib::MrType::MEM_REG, 3) else {
             panic!("fast MR refused");
         };
         let Ok(mr) = table.insert_spec(spec) else {
@@ -985,7 +985,7 @@ mod tests {
         let Ok(table) = KBox::pin_init(MrTable::new_mrs(), GFP_KERNEL) else {
             panic!("no memory for the table");
         };
-        let Ok(spec) = MrSpec::fast(0, test_kmem(), ib::consts::IB_MR_TYPE_MEM_REG, 4) else {
+        let Ok(spec) = MrSpec::fast(0, test_kmem(), ib::MrType::MEM_REG, 4) else {
             panic!("fast MR refused");
         };
         let Ok(mr) = table.insert_spec(spec) else {

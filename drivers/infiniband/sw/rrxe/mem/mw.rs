@@ -19,7 +19,6 @@
 
 use crate::{
     dev::key_table::{KeyTable, Keyed},
-    ffi::ib::consts::*,
     logic::{
         keys::{bind_mw_key, Key, KeyKind},
         mw::{check_bind, BindError, BindRegion, BindTarget, BindWr, MwType, Window},
@@ -129,12 +128,13 @@ impl MwTable {
         KeyTable::new(KeyKind::Mw)
     }
 
-    /// Allocates a window of `mw_type` in the PD `pd`.
+    /// Allocates a window of `mw_type` (the `enum ib_mw_type` number the
+    /// core passes) in the PD `pd`.
     pub(crate) fn alloc(&self, pd: usize, mw_type: u32) -> Result<Arc<MwInner>> {
-        let (ty, state) = match mw_type {
-            IB_MW_TYPE_1 => (MwType::One, MwState::Valid),
-            IB_MW_TYPE_2 => (MwType::Two, MwState::Free),
-            _ => return Err(EINVAL),
+        let ty = MwType::from_raw(mw_type).ok_or(EINVAL)?;
+        let state = match ty {
+            MwType::One => MwState::Valid,
+            MwType::Two => MwState::Free,
         };
         self.insert(|new_key| {
             Arc::pin_init(
@@ -175,12 +175,8 @@ impl MwInner {
     }
 
     /// Type, PD and state.
-    pub(crate) fn describe(&self) -> (u32, usize, MwState) {
-        let ty = match self.ty {
-            MwType::One => IB_MW_TYPE_1,
-            MwType::Two => IB_MW_TYPE_2,
-        };
-        (ty, self.pd, self.binding.lock().state)
+    pub(crate) fn describe(&self) -> (MwType, usize, MwState) {
+        (self.ty, self.pd, self.binding.lock().state)
     }
 }
 
@@ -344,8 +340,8 @@ pub(crate) fn local_op(ctx: MemCtx<'_>, op: &SendOp) -> Option<WcResult> {
 #[cfg_attr(not(dropin), kunit_tests(rrxe_mem_mw))]
 #[cfg_attr(dropin, kunit_tests(rrxe_mem_mw_dropin))]
 mod tests {
-    use super::{MwState, MwTable};
-    use crate::{ffi::ib, logic::keys::KeyKind};
+    use super::{MwState, MwTable, MwType};
+    use crate::logic::keys::KeyKind;
     use kernel::prelude::*;
 
     #[test]
@@ -354,16 +350,13 @@ mod tests {
             panic!("no memory for the table");
         };
         let (Ok(one), Ok(two)) = (
-            table.alloc(7, ib::consts::IB_MW_TYPE_1),
-            table.alloc(7, ib::consts::IB_MW_TYPE_2),
+            table.alloc(7, MwType::One.raw()),
+            table.alloc(7, MwType::Two.raw()),
         ) else {
             panic!("alloc failed");
         };
-        assert_eq!(
-            one.describe(),
-            (ib::consts::IB_MW_TYPE_1, 7, MwState::Valid)
-        );
-        assert_eq!(two.describe(), (ib::consts::IB_MW_TYPE_2, 7, MwState::Free));
+        assert_eq!(one.describe(), (MwType::One, 7, MwState::Valid));
+        assert_eq!(two.describe(), (MwType::Two, 7, MwState::Free));
         for mw in [&one, &two] {
             assert!(KeyKind::Mw.contains_index(mw.rkey() >> 8));
         }

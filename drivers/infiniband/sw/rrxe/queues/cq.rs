@@ -8,8 +8,8 @@ use crate::{
     dev::params,
     ffi::{
         ib::{
-            consts::*, CqHandle, CqInitAttr, Event, QpHandle, QueuedWc, Udata, UserWorkCompletion,
-            WorkCompletion,
+            CqHandle, CqInitAttr, CqNotifyFlags, Event, NetworkHdrType, QpHandle, QueuedWc, Udata,
+            UserWorkCompletion, WorkCompletion,
         },
         rxe_abi::{wc_opcode, wc_status, CreateCqResp, ResizeCqResp},
     },
@@ -48,8 +48,9 @@ pub(crate) struct Completion {
     pub(crate) ex: u32,
     pub(crate) pkey_index: u16,
     pub(crate) port_num: u8,
-    /// `RDMA_NETWORK_*` of a receive (with [`WcFlags::WITH_NETWORK_HDR_TYPE`]).
-    pub(crate) network_hdr_type: u32,
+    /// The network header of a receive (with
+    /// [`WcFlags::WITH_NETWORK_HDR_TYPE`]).
+    pub(crate) network_hdr_type: Option<NetworkHdrType>,
 }
 
 /// What posting a completion with [`CqInner::post_quiet`] leaves its
@@ -81,11 +82,11 @@ impl Completion {
     /// buffer, as the 40-byte GRH).
     pub(crate) fn set_network_header(&mut self, v4: bool) {
         self.wc_flags |= WcFlags::GRH | WcFlags::WITH_NETWORK_HDR_TYPE;
-        self.network_hdr_type = if v4 {
-            RDMA_NETWORK_IPV4
+        self.network_hdr_type = Some(if v4 {
+            NetworkHdrType::Ipv4
         } else {
-            RDMA_NETWORK_IPV6
-        };
+            NetworkHdrType::Ipv6
+        });
     }
 
     fn to_user(self) -> UserWorkCompletion {
@@ -115,9 +116,12 @@ impl Completion {
             wc_flags: self.wc_flags.raw() as i32,
             pkey_index: self.pkey_index,
             port_num: u32::from(self.port_num),
-            network_hdr_type: self.network_hdr_type as u8,
             ..Default::default()
         };
+        // Without one, the field stays 0, which consumers do not read.
+        if let Some(ty) = self.network_hdr_type {
+            wc.set_network_hdr_type(ty);
+        }
         wc.__bindgen_anon_1.wr_id = self.wr_id;
         wc.ex.imm_data = self.ex;
         QueuedWc(wc)
@@ -172,9 +176,9 @@ enum Slots {
 
 struct CqState {
     slots: Slots,
-    /// The armed notification (`IB_CQ_SOLICITED` or `IB_CQ_NEXT_COMP`), 0
-    /// when not armed.
-    notify: u32,
+    /// The armed notification (the [`CqNotifyFlags::SOLICITED_MASK`] flags
+    /// asked: `IB_CQ_SOLICITED` or `IB_CQ_NEXT_COMP`), none when not armed.
+    notify: CqNotifyFlags,
 }
 
 impl CqState {
@@ -237,7 +241,10 @@ impl RrxeCq {
         };
         let inner = Arc::pin_init(
             try_pin_init!(CqInner {
-                state <- new_spinlock_irq!(CqState { slots, notify: 0 }),
+                state <- new_spinlock_irq!(CqState {
+                    slots,
+                    notify: CqNotifyFlags::NONE
+                }),
                 handle,
             }),
             GFP_KERNEL,
@@ -269,14 +276,14 @@ impl RrxeCq {
 
     /// Arms completion notification. Returns 1 if `REPORT_MISSED_EVENTS`
     /// was asked and completions are already waiting.
-    pub(crate) fn req_notify(&self, flags: u32) -> Result<i32> {
-        let want = flags & IB_CQ_SOLICITED_MASK;
+    pub(crate) fn req_notify(&self, flags: CqNotifyFlags) -> Result<i32> {
+        let want = flags.intersection(CqNotifyFlags::SOLICITED_MASK);
         let mut st = self.inner.state.lock();
         // NEXT_COMP wins over SOLICITED when both are asked over time.
-        if st.notify != IB_CQ_NEXT_COMP {
+        if st.notify != CqNotifyFlags::NEXT_COMP {
             st.notify = want;
         }
-        if flags & IB_CQ_REPORT_MISSED_EVENTS != 0 && st.count() != 0 {
+        if flags.contains(CqNotifyFlags::REPORT_MISSED_EVENTS) && st.count() != 0 {
             return Ok(1);
         }
         Ok(0)
@@ -359,9 +366,9 @@ impl CqInner {
         if queued.is_err() {
             return Posted::Overflow;
         }
-        let fire = st.notify == IB_CQ_NEXT_COMP || (st.notify != 0 && solicited);
+        let fire = st.notify == CqNotifyFlags::NEXT_COMP || (!st.notify.is_empty() && solicited);
         if fire {
-            st.notify = 0;
+            st.notify = CqNotifyFlags::NONE;
             return Posted::Notify;
         }
         Posted::Queued

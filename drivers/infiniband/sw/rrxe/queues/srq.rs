@@ -6,7 +6,9 @@
 use crate::{
     dev::params,
     ffi::{
-        ib::{consts::*, Event, PostError, RecvWrs, SrqAttr, SrqHandle, SrqInitAttr, Udata},
+        ib::{
+            Event, PostError, RecvWrs, SrqAttr, SrqAttrMask, SrqHandle, SrqInitAttr, SrqType, Udata,
+        },
         rxe_abi::{CreateSrqResp, ModifySrqCmd, RecvWqe, Sge},
     },
     logic::queue::QueueType,
@@ -93,7 +95,7 @@ impl RrxeSrq {
         udata: Option<&Udata>,
     ) -> Result<Self> {
         // Basic SRQs only, as rxe.
-        if init.srq_type != IB_SRQT_BASIC {
+        if init.kind() != SrqType::BASIC {
             return Err(EOPNOTSUPP);
         }
         if udata.is_some_and(|u| u.outlen() < size_of::<CreateSrqResp>()) {
@@ -179,27 +181,33 @@ impl SrqInner {
     }
 
     /// `modify_srq`: a new size (keeping posted receives) and/or limit.
-    pub(crate) fn modify(&self, attr: &mut SrqAttr, mask: u32, udata: Option<&Udata>) -> Result {
-        if mask & !(IB_SRQ_MAX_WR | IB_SRQ_LIMIT) != 0 {
+    pub(crate) fn modify(
+        &self,
+        attr: &mut SrqAttr,
+        mask: SrqAttrMask,
+        udata: Option<&Udata>,
+    ) -> Result {
+        let supported = SrqAttrMask::MAX_WR | SrqAttrMask::LIMIT;
+        if !mask.without(supported).is_empty() {
             return Err(EINVAL);
         }
         let (capacity, limit) = {
             let st = self.state.lock();
             (st.queue.capacity(), st.limit)
         };
-        if mask & IB_SRQ_MAX_WR != 0 {
+        if mask.contains(SrqAttrMask::MAX_WR) {
             check_max_wr(attr.max_wr)?;
             if limit != 0 && attr.max_wr < limit {
                 return Err(EINVAL);
             }
         }
-        if mask & IB_SRQ_LIMIT != 0 && attr.srq_limit > capacity {
+        if mask.contains(SrqAttrMask::LIMIT) && attr.srq_limit > capacity {
             return Err(EINVAL);
         }
-        if mask & IB_SRQ_MAX_WR != 0 {
+        if mask.contains(SrqAttrMask::MAX_WR) {
             self.resize(attr, udata)?;
         }
-        if mask & IB_SRQ_LIMIT != 0 {
+        if mask.contains(SrqAttrMask::LIMIT) {
             self.state.lock().limit = attr.srq_limit;
         }
         Ok(())

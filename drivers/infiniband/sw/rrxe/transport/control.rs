@@ -22,8 +22,8 @@ use crate::{
     dev::params,
     dev::path::Path,
     ffi::ib::{
-        consts::*, AhAttr, Event, Operations, PostError, QpAttr, QpHandle, QpInitAttr, RecvWrs,
-        SendWrs, Udata,
+        AhAttr, Event, Operations, PostError, QpAttr, QpHandle, QpInitAttr, RecvWrs, SendWrs,
+        SignalType, Udata,
     },
     ffi::net::SkbAccount,
     ffi::rt,
@@ -155,7 +155,7 @@ impl QpInner {
                 qpn,
                 ty,
                 cap,
-                sq_sig_all: init.sq_sig_type == IB_SIGNAL_ALL_WR,
+                sq_sig_all: init.sig_type() == SignalType::ALL_WR,
                 port: init.port_num,
                 handle: links.handle,
                 send_cq: links.send_cq,
@@ -352,11 +352,11 @@ impl QpInner {
         attr.cap = self.cap;
         init.cap = self.cap;
         init.qp_type = self.ty.raw();
-        init.sq_sig_type = if self.sq_sig_all {
-            IB_SIGNAL_ALL_WR
+        init.set_sig_type(if self.sq_sig_all {
+            SignalType::ALL_WR
         } else {
-            IB_SIGNAL_REQ_WR
-        };
+            SignalType::REQ_WR
+        });
         init.port_num = self.port;
     }
 }

@@ -14,9 +14,9 @@ use crate::{
     dev::params,
     dev::round_robin::RoundRobin,
     ffi::ib::{
-        self, consts::*, Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice,
-        Mr, MrKeys, Mw, Operations, Pd, PortAttr, PortImmutable, PortModify, PostError, Qp, QpAttr,
-        QpBinding, QpInitAttr, RecvWrs, SendWrs, Srq, SrqHandle, Udata, WorkCompletion,
+        self, Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice, Mr, MrKeys,
+        Mw, Operations, Pd, PortAttr, PortImmutable, PortModify, PostError, Qp, QpAttr, QpBinding,
+        QpInitAttr, RecvWrs, SendWrs, Srq, SrqHandle, Udata, WorkCompletion,
     },
     ffi::net::NetDevRef,
     logic::mad,
@@ -105,7 +105,7 @@ impl PinnedDrop for RrxeDevice {
 
 #[vtable]
 impl Operations for RrxeDevice {
-    const DRIVER_ID: u32 = RDMA_DRIVER_RXE;
+    const DRIVER_ID: ib::DriverId = ib::DriverId::Rxe;
     const UVERBS_ABI_VER: u32 = params::UVERBS_ABI_VERSION;
 
     fn query_device(dev: &IbDevice<Self>, attr: &mut DeviceAttr) -> Result {
@@ -118,32 +118,33 @@ impl Operations for RrxeDevice {
         let ndev = dev.shared.netdev().ok_or(ENODEV)?;
         params::fill_port_attr(attr, dev.shared.port.lock().cap_flags);
         attr.active_mtu = proto::mtu::ib_mtu_for_netdev(ndev.mtu());
-        attr.phys_mtu = proto::mtu::ib_mtu_bytes(IB_MTU_4096);
+        attr.phys_mtu = proto::mtu::ib_mtu_bytes(proto::mtu::IB_MTU_4096);
         if let Ok((speed, width)) = dev.eth_speed(port) {
             attr.active_speed = speed;
-            attr.active_width = width;
+            attr.set_active_width(width);
         }
-        (attr.state, attr.phys_state) = if ndev.is_active() {
-            (IB_PORT_ACTIVE, IB_PORT_PHYS_STATE_LINK_UP as u8)
+        let (state, phys) = if ndev.is_active() {
+            (ib::PortState::Active, ib::PhysState::LinkUp)
         } else if ndev.is_up() {
-            (IB_PORT_DOWN, IB_PORT_PHYS_STATE_POLLING as u8)
+            (ib::PortState::Down, ib::PhysState::Polling)
         } else {
-            (IB_PORT_DOWN, IB_PORT_PHYS_STATE_DISABLED as u8)
+            (ib::PortState::Down, ib::PhysState::Disabled)
         };
+        attr.set_states(state, phys);
         Ok(())
     }
 
     fn port_immutable(_dev: &IbDevice<Self>, port: u32, imm: &mut PortImmutable) -> Result {
         Self::check_port(port)?;
-        imm.core_cap_flags = RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP;
+        imm.set_core_caps(ib::CoreCapFlags::IBA_ROCE_UDP_ENCAP);
         imm.pkey_tbl_len = i32::from(params::PKEY_TABLE_LEN);
         imm.gid_tbl_len = params::GID_TABLE_LEN;
-        imm.max_mad_size = IB_MGMT_MAD_SIZE;
+        imm.max_mad_size = ib::MAD_SIZE as u32;
         Ok(())
     }
 
-    fn link_layer(_dev: &IbDevice<Self>, _port: u32) -> u32 {
-        IB_LINK_LAYER_ETHERNET
+    fn link_layer(_dev: &IbDevice<Self>, _port: u32) -> ib::LinkLayer {
+        ib::LinkLayer::Ethernet
     }
 
     fn netdev(dev: &IbDevice<Self>, port: u32) -> Option<NetDevRef> {
@@ -156,28 +157,36 @@ impl Operations for RrxeDevice {
         if index >= params::PKEY_TABLE_LEN {
             return Err(EINVAL);
         }
-        Ok(IB_DEFAULT_PKEY_FULL as u16)
+        Ok(proto::headers::DEFAULT_PKEY)
     }
 
-    fn modify_device(dev: &IbDevice<Self>, mask: i32, attr: &DeviceModify) -> Result {
-        let supported = IB_DEVICE_MODIFY_SYS_IMAGE_GUID | IB_DEVICE_MODIFY_NODE_DESC;
-        let mask = mask as u32;
-        if mask & !supported != 0 {
+    fn modify_device(
+        dev: &IbDevice<Self>,
+        mask: ib::DeviceModifyMask,
+        attr: &DeviceModify,
+    ) -> Result {
+        let supported = ib::DeviceModifyMask::SYS_IMAGE_GUID | ib::DeviceModifyMask::NODE_DESC;
+        if !mask.without(supported).is_empty() {
             return Err(EOPNOTSUPP);
         }
-        if mask & IB_DEVICE_MODIFY_SYS_IMAGE_GUID != 0 {
+        if mask.contains(ib::DeviceModifyMask::SYS_IMAGE_GUID) {
             // The core passes the GUID in host order; the attribute is wire order.
             *dev.sys_image_guid.lock() = attr.sys_image_guid.to_be();
         }
-        if mask & IB_DEVICE_MODIFY_NODE_DESC != 0 {
+        if mask.contains(ib::DeviceModifyMask::NODE_DESC) {
             dev.set_node_desc(&attr.node_desc);
         }
         Ok(())
     }
 
-    fn modify_port(dev: &IbDevice<Self>, port: u32, mask: i32, attr: &PortModify) -> Result {
+    fn modify_port(
+        dev: &IbDevice<Self>,
+        port: u32,
+        mask: ib::PortModifyMask,
+        attr: &PortModify,
+    ) -> Result {
         Self::check_port(port)?;
-        if mask as u32 & !IB_PORT_RESET_QKEY_CNTR != 0 {
+        if !mask.without(ib::PortModifyMask::RESET_QKEY_CNTR).is_empty() {
             return Err(EOPNOTSUPP);
         }
         let mut p = dev.shared.port.lock();
@@ -233,7 +242,7 @@ impl Operations for RrxeDevice {
         queues::resize_cq(cq, entries, udata)
     }
 
-    fn req_notify_cq(cq: &Cq<Self>, flags: u32) -> Result<i32> {
+    fn req_notify_cq(cq: &Cq<Self>, flags: ib::CqNotifyFlags) -> Result<i32> {
         queues::req_notify_cq(cq, flags)
     }
 
@@ -292,7 +301,7 @@ impl Operations for RrxeDevice {
     fn modify_srq(
         srq: &Srq<Self>,
         attr: &mut ib::SrqAttr,
-        mask: u32,
+        mask: ib::SrqAttrMask,
         udata: Option<&Udata>,
     ) -> Result {
         queues::modify_srq(srq, attr, mask, udata)
@@ -355,7 +364,7 @@ impl Operations for RrxeDevice {
         mem::dereg_mr(mr)
     }
 
-    fn alloc_mr(pd: &Pd<Self>, mr_type: u32, max_num_sg: u32) -> Result<(RrxeMr, MrKeys)> {
+    fn alloc_mr(pd: &Pd<Self>, mr_type: ib::MrType, max_num_sg: u32) -> Result<(RrxeMr, MrKeys)> {
         mem::alloc_mr(pd, mr_type, max_num_sg)
     }
 
@@ -371,7 +380,12 @@ impl Operations for RrxeDevice {
         mem::mr_mapped(mr, iova, length)
     }
 
-    fn rereg_user_mr(mr: &Mr<Self>, flags: u32, access: u32, new_pd: Option<&Pd<Self>>) -> Result {
+    fn rereg_user_mr(
+        mr: &Mr<Self>,
+        flags: ib::MrReregFlags,
+        access: u32,
+        new_pd: Option<&Pd<Self>>,
+    ) -> Result {
         mem::rereg_user_mr(mr, flags, access, new_pd)
     }
 

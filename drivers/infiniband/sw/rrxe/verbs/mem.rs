@@ -6,7 +6,7 @@
 
 use super::device::RrxeDevice;
 use crate::{
-    ffi::ib::{consts::IB_MR_REREG_PD, KernelMemory, Mr, MrKeys, Mw, Pd, Udata},
+    ffi::ib::{self, KernelMemory, Mr, MrKeys, Mw, Pd, Udata},
     ffi::rt,
     mem::mr::{MrSpec, RrxeMr},
     mem::mw::RrxeMw,
@@ -56,7 +56,7 @@ pub(super) fn dereg_mr(mr: &Mr<RrxeDevice>) -> Result {
 /// REG_MR.
 pub(super) fn alloc_mr(
     pd: &Pd<RrxeDevice>,
-    mr_type: u32,
+    mr_type: ib::MrType,
     max_num_sg: u32,
 ) -> Result<(RrxeMr, MrKeys)> {
     let kmem = KernelMemory::for_pd::<RrxeDevice>(pd)?;
@@ -85,13 +85,13 @@ pub(super) fn mr_mapped(mr: &Mr<RrxeDevice>, iova: u64, length: u64) {
 /// `Operations::rereg_user_mr`: the MR moved to another PD.
 pub(super) fn rereg_user_mr(
     mr: &Mr<RrxeDevice>,
-    flags: u32,
+    flags: ib::MrReregFlags,
     _access: u32,
     new_pd: Option<&Pd<RrxeDevice>>,
 ) -> Result {
     // As rxe: only moving to another PD (new access rights or pages
     // would race with the data path's use of the region).
-    if flags & !IB_MR_REREG_PD != 0 {
+    if !flags.without(ib::MrReregFlags::PD).is_empty() {
         return Err(EOPNOTSUPP);
     }
     if let Some(pd) = new_pd {

@@ -41,7 +41,7 @@ pub(super) fn resize_cq(cq: &Cq<RrxeDevice>, entries: u32, udata: Option<&Udata>
 }
 
 /// `Operations::req_notify_cq`: arms the CQ's completion handler.
-pub(super) fn req_notify_cq(cq: &Cq<RrxeDevice>, flags: u32) -> Result<i32> {
+pub(super) fn req_notify_cq(cq: &Cq<RrxeDevice>, flags: ib::CqNotifyFlags) -> Result<i32> {
     cq.req_notify(flags)
 }
 
@@ -69,7 +69,7 @@ pub(super) fn create_srq(
 pub(super) fn modify_srq(
     srq: &Srq<RrxeDevice>,
     attr: &mut ib::SrqAttr,
-    mask: u32,
+    mask: ib::SrqAttrMask,
     udata: Option<&Udata>,
 ) -> Result {
     srq.modify(attr, mask, udata)

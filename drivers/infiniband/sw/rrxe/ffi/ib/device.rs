@@ -24,7 +24,7 @@ use crate::ffi::sys;
 use core::{marker::PhantomData, ops::Deref, ptr::NonNull};
 use kernel::{error::to_result, prelude::*, types::Opaque, ThisModule};
 
-use super::{vtable::OperationsVTable, Operations};
+use super::{vtable::OperationsVTable, Operations, PortWidth};
 
 /// Asynchronous port events a driver reports to the core's event handlers.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -34,6 +34,28 @@ pub(crate) enum PortEvent {
     /// The port went down (`IB_EVENT_PORT_ERR`).
     Error,
 }
+
+/// Which driver a device belongs to (`enum rdma_driver_id`): what user
+/// space reads to pick its provider library, and what
+/// [`rxe_device_on`](super::rxe_device_on) looks for.
+#[repr(u32)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum DriverId {
+    /// `RDMA_DRIVER_RXE`: soft-RoCE (rdma-core's rxe provider).
+    Rxe = sys::RDMA_DRIVER_RXE,
+}
+
+/// A uverbs write command a device accepts besides those every device
+/// does (`enum ib_uverbs_write_cmds`): one bit of the `uverbs_cmd_mask`.
+#[repr(u32)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum UverbsCmd {
+    /// `IB_USER_VERBS_CMD_POST_SEND`.
+    PostSend = sys::IB_USER_VERBS_CMD_POST_SEND,
+    /// `IB_USER_VERBS_CMD_REQ_NOTIFY_CQ`.
+    ReqNotifyCq = sys::IB_USER_VERBS_CMD_REQ_NOTIFY_CQ,
+}
+
 /// Fixed properties of a device, set before registration.
 pub(crate) struct DeviceParams {
     /// Node GUID, in wire byte order.
@@ -42,8 +64,8 @@ pub(crate) struct DeviceParams {
     pub(crate) node_desc: &'static CStr,
     /// Number of completion vectors.
     pub(crate) num_comp_vectors: u32,
-    /// Extra uverbs write commands accepted (bit per `IB_USER_VERBS_CMD_*`).
-    pub(crate) uverbs_cmds: &'static [u32],
+    /// Extra uverbs write commands accepted.
+    pub(crate) uverbs_cmds: &'static [UverbsCmd],
 }
 
 /// A driver's RDMA device: the core's `struct ib_device` followed by the
@@ -105,11 +127,11 @@ impl<T: Operations> IbDevice<T> {
     }
 
     /// The Ethernet speed and width of `port` as IB speed/width codes.
-    pub(crate) fn eth_speed(&self, port: u32) -> Result<(u16, u8)> {
+    pub(crate) fn eth_speed(&self, port: u32) -> Result<(u16, PortWidth)> {
         let (mut speed, mut width) = (0u16, 0u8);
         // SAFETY: the device is valid and both out-pointers are valid.
         to_result(unsafe { sys::ib_get_eth_speed(self.as_raw(), port, &mut speed, &mut width) })?;
-        Ok((speed, width))
+        Ok((speed, PortWidth::from_raw(width)))
     }
 
     /// Replaces the node description (from `modify_device`).
@@ -168,7 +190,7 @@ impl<T: Operations> Unregistered<T> {
             (*raw).local_dma_lkey = 0;
             (*raw).node_guid = u64::from_ne_bytes(params.node_guid);
             for cmd in params.uverbs_cmds {
-                (*raw).uverbs_cmd_mask |= 1u64 << cmd;
+                (*raw).uverbs_cmd_mask |= 1u64 << (*cmd as u32);
             }
             let desc = params.node_desc.to_bytes();
             for (dst, src) in (*raw).node_desc.iter_mut().zip(desc.iter().take(63)) {

@@ -2,39 +2,56 @@
 
 //! Safe abstractions over the RDMA core (`drivers/infiniband/core`): device
 //! allocation and registration with a `#[vtable]` operations trait, rdma
-//! link types, and the plain-data attribute structs drivers fill in. Written
-//! to be independent of rrxe, as they would be in `rust/kernel/rdma`.
+//! link types, and the plain-data attribute structs drivers fill in, with
+//! the C enums and flags they hold as Rust types (`device_attr`,
+//! `port_attr`, `verb_types`), so that no driver names a constant of the
+//! bindings. Written to be independent of rrxe, as they would be in
+//! `rust/kernel/rdma`.
 
 mod device;
+mod device_attr;
 mod handle;
 mod kmem;
 mod link;
 mod object;
 mod operations;
+mod port_attr;
 mod qp_attr;
 mod queue_buf;
 mod stats;
 mod udata;
 mod umem;
+mod verb_types;
 mod vtable;
 mod wr;
 
-pub(crate) use device::{DeviceHandle, DeviceParams, IbDevice, PortEvent, Unregistered};
+pub(crate) use device::{
+    DeviceHandle, DeviceParams, DriverId, IbDevice, PortEvent, Unregistered, UverbsCmd,
+};
+pub(crate) use device_attr::{AtomicCap, DeviceCapFlags, DeviceModifyMask, KernelCapFlags};
 pub(crate) use handle::{CqHandle, Event, QpHandle, SrqHandle};
 pub(crate) use kmem::{AtomicOp, KernelMemory, PageRef};
 pub(crate) use link::{LinkOps, LinkRegistration};
 pub(crate) use object::{Ah, Cq, Mr, Mw, Object, Pd, Qp, Srq};
 pub(crate) use operations::{MrKeys, Operations, PostError, QpBinding};
-pub(crate) use qp_attr::{AhAttr, StoredAhAttr, StoredQpAttr};
+pub(crate) use port_attr::{
+    CoreCapFlags, LinkLayer, PhysState, PortCapFlags, PortModifyMask, PortState, PortWidth,
+};
+pub(crate) use qp_attr::{AhAttr, AhFlags, GidType, StoredAhAttr, StoredQpAttr};
 pub(crate) use queue_buf::QueueBuf;
 pub(crate) use stats::StatDesc;
 pub(crate) use udata::Udata;
 pub(crate) use umem::Umem;
+pub(crate) use verb_types::{
+    CqNotifyFlags, MrReregFlags, MrType, NetworkHdrType, SignalType, SrqAttrMask, SrqType,
+};
 pub(crate) use wr::{KernelSge, RecvWr, RecvWrs, SendWr, SendWrs};
 
 /// The size of a management datagram (`IB_MGMT_MAD_SIZE`, the size of
 /// `struct ib_mad`): what `process_mad` reads and answers.
 pub(crate) const MAD_SIZE: usize = 256;
+// The number drivers give as a port's `max_mad_size` is the header's.
+const _: () = assert!(MAD_SIZE == crate::ffi::sys::IB_MGMT_MAD_SIZE as usize);
 
 /// Device attributes returned by `query_device` (plain C data).
 pub(crate) type DeviceAttr = crate::ffi::sys::ib_device_attr;
@@ -76,29 +93,6 @@ pub(crate) type SrqAttr = crate::ffi::sys::ib_srq_attr;
 /// An address vector as `query_ah` fills it (plain C data).
 pub(crate) type AhAttrRaw = crate::ffi::sys::rdma_ah_attr;
 
-/// Constants of the RDMA core ABI that drivers put into the structs above.
-pub(crate) mod consts {
-    pub(crate) use crate::ffi::sys::{
-        IBK_ALLOW_USER_UNREG, IB_AH_GRH, IB_ATOMIC_HCA, IB_CQ_NEXT_COMP,
-        IB_CQ_REPORT_MISSED_EVENTS, IB_CQ_SOLICITED_MASK, IB_DEFAULT_PKEY_FULL,
-        IB_DEVICE_ATOMIC_WRITE, IB_DEVICE_AUTO_PATH_MIG, IB_DEVICE_BAD_PKEY_CNTR,
-        IB_DEVICE_BAD_QKEY_CNTR, IB_DEVICE_CHANGE_PHY_PORT, IB_DEVICE_FLUSH_GLOBAL,
-        IB_DEVICE_FLUSH_PERSISTENT, IB_DEVICE_MEM_MGT_EXTENSIONS, IB_DEVICE_MEM_WINDOW,
-        IB_DEVICE_MEM_WINDOW_TYPE_2B, IB_DEVICE_MODIFY_NODE_DESC, IB_DEVICE_MODIFY_SYS_IMAGE_GUID,
-        IB_DEVICE_PORT_ACTIVE_EVENT, IB_DEVICE_RC_RNR_NAK_GEN, IB_DEVICE_SRQ_RESIZE,
-        IB_DEVICE_SYS_IMAGE_GUID, IB_DEVICE_UD_AV_PORT_ENFORCE, IB_GID_TYPE_ROCE_UDP_ENCAP,
-        IB_LINK_LAYER_ETHERNET, IB_MGMT_MAD_SIZE, IB_MR_REREG_PD, IB_MR_TYPE_MEM_REG, IB_MTU_256,
-        IB_MTU_4096, IB_MW_TYPE_1, IB_MW_TYPE_2, IB_PORT_ACTIVE, IB_PORT_CM_SUP, IB_PORT_DOWN,
-        IB_PORT_PHYS_STATE_DISABLED, IB_PORT_PHYS_STATE_LINK_UP, IB_PORT_PHYS_STATE_POLLING,
-        IB_PORT_RESET_QKEY_CNTR, IB_SIGNAL_ALL_WR, IB_SIGNAL_REQ_WR, IB_SRQT_BASIC, IB_SRQ_LIMIT,
-        IB_SRQ_MAX_WR, IB_USER_VERBS_CMD_POST_SEND, IB_USER_VERBS_CMD_REQ_NOTIFY_CQ, IB_WIDTH_1X,
-        RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP, RDMA_DRIVER_RXE,
-    };
-    // The network header type of a receive's completion (the driver types
-    // completion statuses, opcodes and flags itself: ffi/rxe_abi/wc.rs).
-    pub(crate) use crate::ffi::sys::{RDMA_NETWORK_IPV4, RDMA_NETWORK_IPV6};
-}
-
 /// The EUI-64 GUID the RDMA core expects for a MAC address (IPv6 style, with
 /// the universal/local bit flipped), in wire (big-endian) byte order.
 pub(crate) fn guid_from_mac(mac: &[u8; 6]) -> [u8; 8] {
@@ -137,7 +131,7 @@ pub(crate) fn rxe_device_on(dev: &crate::ffi::net::NetDev) -> bool {
     // SAFETY: `dev` is valid; a non-null result carries a registration
     // reference that we drop right away.
     let ibdev =
-        unsafe { crate::ffi::sys::ib_device_get_by_netdev(dev.as_raw(), consts::RDMA_DRIVER_RXE) };
+        unsafe { crate::ffi::sys::ib_device_get_by_netdev(dev.as_raw(), DriverId::Rxe as u32) };
     if ibdev.is_null() {
         return false;
     }

@@ -13,9 +13,10 @@ use super::{
     handle::SrqHandle,
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
-    Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice, Mr, Mw, Pd, PortAttr,
-    PortImmutable, PortModify, Qp, QpAttr, QpHandle, QpInitAttr, Srq, Udata, WorkCompletion,
-    MAD_SIZE,
+    Ah, AhAttr, Cq, CqHandle, CqInitAttr, CqNotifyFlags, DeviceAttr, DeviceModify,
+    DeviceModifyMask, DriverId, IbDevice, LinkLayer, Mr, MrReregFlags, MrType, Mw, Pd, PortAttr,
+    PortImmutable, PortModify, PortModifyMask, Qp, QpAttr, QpHandle, QpInitAttr, Srq, SrqAttrMask,
+    Udata, WorkCompletion, MAD_SIZE,
 };
 
 /// What `create_qp` gets besides the attributes: the objects the new QP is
@@ -48,8 +49,8 @@ pub(crate) struct MrKeys {
 /// are left out of the C ops table, so the core answers `EOPNOTSUPP` to them.
 #[vtable]
 pub(crate) trait Operations: Sized + Send + Sync {
-    /// `enum rdma_driver_id` value reported to userspace.
-    const DRIVER_ID: u32;
+    /// The driver id reported to userspace.
+    const DRIVER_ID: DriverId;
     /// ABI version the userspace provider checks.
     const UVERBS_ABI_VER: u32;
 
@@ -59,8 +60,8 @@ pub(crate) trait Operations: Sized + Send + Sync {
     fn query_port(dev: &IbDevice<Self>, port: u32, attr: &mut PortAttr) -> Result;
     /// Fills the immutable properties of `port`.
     fn port_immutable(dev: &IbDevice<Self>, port: u32, imm: &mut PortImmutable) -> Result;
-    /// The link layer of `port` (`enum rdma_link_layer`).
-    fn link_layer(dev: &IbDevice<Self>, port: u32) -> u32;
+    /// The link layer of `port`.
+    fn link_layer(dev: &IbDevice<Self>, port: u32) -> LinkLayer;
     /// The net device behind `port`, if any.
     fn netdev(_dev: &IbDevice<Self>, _port: u32) -> Option<NetDevRef> {
         build_error!(VTABLE_DEFAULT_ERROR)
@@ -70,11 +71,20 @@ pub(crate) trait Operations: Sized + Send + Sync {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// Applies `mask`ed changes to the device.
-    fn modify_device(_dev: &IbDevice<Self>, _mask: i32, _attr: &DeviceModify) -> Result {
+    fn modify_device(
+        _dev: &IbDevice<Self>,
+        _mask: DeviceModifyMask,
+        _attr: &DeviceModify,
+    ) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// Applies `mask`ed changes to `port`.
-    fn modify_port(_dev: &IbDevice<Self>, _port: u32, _mask: i32, _attr: &PortModify) -> Result {
+    fn modify_port(
+        _dev: &IbDevice<Self>,
+        _port: u32,
+        _mask: PortModifyMask,
+        _attr: &PortModify,
+    ) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// A user process opened the device.
@@ -146,9 +156,10 @@ pub(crate) trait Operations: Sized + Send + Sync {
     fn resize_cq(_cq: &Cq<Self>, _entries: u32, _udata: Option<&Udata>) -> Result<u32> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
-    /// Arms the completion event (`IB_CQ_*` flags); returns 1 if completions
-    /// may have been missed and `IB_CQ_REPORT_MISSED_EVENTS` was asked.
-    fn req_notify_cq(_cq: &Cq<Self>, _flags: u32) -> Result<i32> {
+    /// Arms the completion event as `flags` ask; returns 1 if completions
+    /// may have been missed and [`CqNotifyFlags::REPORT_MISSED_EVENTS`] was
+    /// asked.
+    fn req_notify_cq(_cq: &Cq<Self>, _flags: CqNotifyFlags) -> Result<i32> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// Moves up to `wc.len()` completions of a kernel CQ into `wc`;
@@ -213,11 +224,11 @@ pub(crate) trait Operations: Sized + Send + Sync {
     ) -> Result<Self::Srq> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
-    /// Changes an SRQ's size or limit (`IB_SRQ_*` mask).
+    /// Changes an SRQ's size or limit, as `mask` asks.
     fn modify_srq(
         _srq: &Srq<Self>,
         _attr: &mut sys::ib_srq_attr,
-        _mask: u32,
+        _mask: SrqAttrMask,
         _udata: Option<&Udata>,
     ) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
@@ -286,20 +297,20 @@ pub(crate) trait Operations: Sized + Send + Sync {
     fn dereg_mr(_mr: &Mr<Self>) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
-    /// Changes a user MR in place (`IB_MR_REREG_*` flags): `new_pd` is the
-    /// PD it moves to, if asked.
+    /// Changes a user MR in place, as `flags` ask: `new_pd` is the PD it
+    /// moves to, if asked.
     fn rereg_user_mr(
         _mr: &Mr<Self>,
-        _flags: u32,
+        _flags: MrReregFlags,
         _access: u32,
         _new_pd: Option<&Pd<Self>>,
     ) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
 
-    /// Creates a fast-registration MR (`IB_MR_TYPE_*` `mr_type`) for up to
-    /// `max_num_sg` pages, to be registered by `REG_MR` work requests.
-    fn alloc_mr(_pd: &Pd<Self>, _mr_type: u32, _max_num_sg: u32) -> Result<(Self::Mr, MrKeys)> {
+    /// Creates a fast-registration MR of `mr_type` for up to `max_num_sg`
+    /// pages, to be registered by `REG_MR` work requests.
+    fn alloc_mr(_pd: &Pd<Self>, _mr_type: MrType, _max_num_sg: u32) -> Result<(Self::Mr, MrKeys)> {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// Starts a new page list of `page_size`-byte pages on a fast MR

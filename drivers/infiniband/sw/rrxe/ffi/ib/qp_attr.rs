@@ -40,6 +40,32 @@ impl StoredQpAttr {
     }
 }
 
+/// The flags of an address vector (`enum ib_ah_flags`): its `ah_flags`.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AhFlags(u32);
+
+impl AhFlags {
+    /// `IB_AH_GRH`: the address vector has a global route header.
+    pub(crate) const GRH: Self = Self(sys::IB_AH_GRH);
+
+    /// Whether every flag of `other` is set.
+    pub(crate) const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+/// The type of a GID (`enum ib_gid_type`): which protocol its port entry
+/// is for.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GidType(u32);
+
+impl GidType {
+    /// `IB_GID_TYPE_ROCE_UDP_ENCAP`: RoCEv2.
+    pub(crate) const ROCE_UDP_ENCAP: Self = Self(sys::IB_GID_TYPE_ROCE_UDP_ENCAP);
+}
+
 /// The address vector of an address handle or a connected QP, as the core
 /// passes it for the duration of one call.
 #[repr(transparent)]
@@ -62,12 +88,17 @@ impl AhAttr {
         &self.0
     }
 
-    /// The GID type (`IB_GID_TYPE_*`) of the source GID, if there is one.
-    pub(crate) fn sgid_type(&self) -> Option<u32> {
+    /// The flags (`ah_flags`).
+    pub(crate) fn flags(&self) -> AhFlags {
+        AhFlags(u32::from(self.0.ah_flags))
+    }
+
+    /// The type of the source GID, if there is one.
+    pub(crate) fn sgid_type(&self) -> Option<GidType> {
         let gid = self.0.grh.sgid_attr;
         // SAFETY: the core holds a reference on the GID attribute while it
         // hands us this struct (type invariant of the borrow).
-        (!gid.is_null()).then(|| unsafe { (*gid).gid_type })
+        (!gid.is_null()).then(|| GidType(unsafe { (*gid).gid_type }))
     }
 
     /// The raw source GID of the path, if there is one.

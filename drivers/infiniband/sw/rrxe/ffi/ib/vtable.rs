@@ -13,8 +13,9 @@ use super::{
     queue_buf,
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
-    Ah, AhAttr, Cq, CqHandle, IbDevice, Mr, MrKeys, Mw, Object, Operations, Pd, PostError, Qp,
-    QpBinding, QpHandle, Srq, Udata, WorkCompletion, MAD_SIZE,
+    Ah, AhAttr, Cq, CqHandle, CqNotifyFlags, DeviceModifyMask, IbDevice, Mr, MrKeys, MrReregFlags,
+    MrType, Mw, Object, Operations, Pd, PortModifyMask, PostError, Qp, QpBinding, QpHandle, Srq,
+    SrqAttrMask, Udata, WorkCompletion, MAD_SIZE,
 };
 
 /// An ops-table entry: the trampoline if the driver implements the
@@ -97,7 +98,7 @@ impl<T: Operations> OperationsVTable<T> {
     /// sets `owner`, and `ib_set_device_ops` copies the table.
     pub(super) fn build() -> sys::ib_device_ops {
         sys::ib_device_ops {
-            driver_id: T::DRIVER_ID,
+            driver_id: T::DRIVER_ID as u32,
             uverbs_abi_ver: T::UVERBS_ABI_VER,
             size_ib_ucontext: size_of::<sys::ib_ucontext>(),
             query_device: Some(Self::query_device),
@@ -212,7 +213,7 @@ impl<T: Operations> OperationsVTable<T> {
     /// The [callback contract](Self#callback-contract), as `get_link_layer`.
     unsafe extern "C" fn link_layer(ibdev: *mut sys::ib_device, port: u32) -> u32 {
         // SAFETY: the callback contract.
-        T::link_layer(unsafe { IbDevice::from_raw(ibdev) }, port)
+        T::link_layer(unsafe { IbDevice::from_raw(ibdev) }, port) as u32
     }
 
     /// # Safety
@@ -253,6 +254,8 @@ impl<T: Operations> OperationsVTable<T> {
         mask: i32,
         attr: *mut sys::ib_device_modify,
     ) -> i32 {
+        // The flags of an `int` mask, bit for bit.
+        let mask = DeviceModifyMask::from_raw(mask as u32);
         // SAFETY: the callback contract; `attr` is valid for reads.
         from_result(|| unsafe {
             T::modify_device(IbDevice::from_raw(ibdev), mask, &*attr).map(|()| 0)
@@ -268,6 +271,8 @@ impl<T: Operations> OperationsVTable<T> {
         mask: i32,
         attr: *mut sys::ib_port_modify,
     ) -> i32 {
+        // The flags of an `int` mask, bit for bit.
+        let mask = PortModifyMask::from_raw(mask as u32);
         // SAFETY: the callback contract; `attr` is valid for reads.
         from_result(|| unsafe {
             T::modify_port(IbDevice::from_raw(ibdev), port, mask, &*attr).map(|()| 0)
@@ -462,6 +467,7 @@ impl<T: Operations> OperationsVTable<T> {
     ///
     /// The [callback contract](Self#callback-contract), as `req_notify_cq`.
     unsafe extern "C" fn req_notify_cq(cq: *mut sys::ib_cq, flags: u32) -> i32 {
+        let flags = CqNotifyFlags::from_raw(flags);
         // SAFETY: the callback contract.
         from_result(|| T::req_notify_cq(unsafe { Cq::<T>::from_raw(cq) }, flags))
     }
@@ -701,7 +707,7 @@ impl<T: Operations> OperationsVTable<T> {
         from_result(|| {
             // SAFETY: the callback contract; `attr` is valid and exclusive.
             let (obj, attr, ud) = unsafe { (Srq::<T>::from_raw(srq), &mut *attr, udata(ud)) };
-            T::modify_srq(obj, attr, mask, ud.as_ref())?;
+            T::modify_srq(obj, attr, SrqAttrMask::from_raw(mask), ud.as_ref())?;
             Ok(0)
         })
     }
@@ -869,12 +875,13 @@ impl<T: Operations> OperationsVTable<T> {
         pd: *mut sys::ib_pd,
         _ud: *mut sys::ib_udata,
     ) -> *mut sys::ib_mr {
-        let flags = flags as u32;
+        // The flags of an `int`, bit for bit.
+        let flags = MrReregFlags::from_raw(flags as u32);
         // SAFETY: the callback contract; the new PD, if the flags name one, is
         // an object of our device that the core holds during the call.
         let (obj, new_pd) = unsafe {
             let new_pd =
-                (flags & sys::IB_MR_REREG_PD != 0 && !pd.is_null()).then(|| Pd::<T>::from_raw(pd));
+                (flags.contains(MrReregFlags::PD) && !pd.is_null()).then(|| Pd::<T>::from_raw(pd));
             (Mr::<T>::from_raw(mr), new_pd)
         };
         match T::rereg_user_mr(obj, flags, access as u32, new_pd) {
@@ -894,7 +901,7 @@ impl<T: Operations> OperationsVTable<T> {
     ) -> *mut sys::ib_mr {
         // SAFETY: the callback contract.
         let pd = unsafe { Pd::<T>::from_raw(pd) };
-        Self::new_mr(T::alloc_mr(pd, mr_type, max_num_sg))
+        Self::new_mr(T::alloc_mr(pd, MrType::from_raw(mr_type), max_num_sg))
     }
 
     /// # Safety

@@ -9,9 +9,9 @@
 //! nothing of rrxe; `logic` is plain Rust, also built on the host, and
 //! cannot see the bindings. This module sees both: it converts rrxe's
 //! typed work completions into the C numbers, and proves at build time
-//! that the numbers and byte offsets `logic` hard-codes are those of the
-//! kernel we build for. `proto`, plain Rust as well, computes its ICRC
-//! with a CRC-32 it is given: the kernel's is [`KernelCrc32`].
+//! that the numbers and byte offsets `logic` (and `proto`) hard-code are
+//! those of the kernel we build for. `proto`, plain Rust as well, computes
+//! its ICRC with a CRC-32 it is given: the kernel's is [`KernelCrc32`].
 
 mod icrc;
 mod numbers;

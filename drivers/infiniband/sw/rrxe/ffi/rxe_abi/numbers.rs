@@ -3,14 +3,15 @@
 //! Build-time proof that the numbers `logic` and `proto` hard-code for the
 //! RDMA core are those of the kernel we build for: the work request opcodes
 //! and flags (`enum ib_wr_opcode`, `enum ib_send_flags`), which rxe WQEs and
-//! kernel work requests both carry, the size of a management datagram, and
-//! the IB MTUs (`enum ib_mtu`). `logic` and `proto` cannot see the bindings
-//! (they are also built on the host) and [`ib`](crate::ffi::ib) does not
-//! know them, so the checks live here; a mismatch fails the build.
+//! kernel work requests both carry, the size of a management datagram,
+//! the memory window types (`enum ib_mw_type`), the path MTUs
+//! (`enum ib_mtu`) and the default P_Key. `logic` and `proto` cannot see the
+//! bindings (they are also built on the host) and [`ib`](crate::ffi::ib)
+//! does not know them, so the checks live here; a mismatch fails the build.
 
 use crate::ffi::{ib, sys};
-use crate::logic::{mad, wr};
-use crate::proto::mtu;
+use crate::logic::{mad, mw::MwType, wr};
+use crate::proto::{headers, mtu};
 
 // `enum ib_wr_opcode`.
 const _: () = assert!(wr::opcode::RDMA_WRITE == sys::IB_WR_RDMA_WRITE);
@@ -41,3 +42,21 @@ const _: () = assert!(mad::MAD_SIZE == ib::MAD_SIZE);
 // MTU from, and the largest one, which the port reports as its own.
 const _: () = assert!(mtu::IB_MTU_256 == sys::IB_MTU_256);
 const _: () = assert!(mtu::IB_MTU_4096 == sys::IB_MTU_4096);
+
+// The P_Key the packets carry and `query_pkey` reports is the core's
+// default, full-membership one.
+const _: () = assert!(headers::DEFAULT_PKEY as u32 == sys::IB_DEFAULT_PKEY_FULL);
+
+// `enum ib_mw_type`, both ways (`alloc_mw` is given the C number).
+const _: () = {
+    assert!(MwType::One.raw() == sys::IB_MW_TYPE_1);
+    assert!(MwType::Two.raw() == sys::IB_MW_TYPE_2);
+    assert!(matches!(
+        MwType::from_raw(sys::IB_MW_TYPE_1),
+        Some(MwType::One)
+    ));
+    assert!(matches!(
+        MwType::from_raw(sys::IB_MW_TYPE_2),
+        Some(MwType::Two)
+    ));
+};

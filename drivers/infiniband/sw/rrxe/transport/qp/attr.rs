@@ -11,13 +11,16 @@ use super::{inner::QpInner, state::QpState_};
 use crate::{
     dev::params,
     dev::path::Path,
-    ffi::ib::{consts::*, QpAttr, StoredQpAttr},
+    ffi::ib::{QpAttr, StoredQpAttr},
     ffi::rt,
     logic::{
         flow::udp_sport,
         qp_state::{AttrMask, QpType},
     },
-    proto::{mtu::ib_mtu_bytes, psn::Psn},
+    proto::{
+        mtu::{ib_mtu_bytes, IB_MTU_256, IB_MTU_4096},
+        psn::Psn,
+    },
 };
 use kernel::prelude::*;
 

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! The typed values of a device's attributes: the capabilities
+//! `query_device` reports in a [`DeviceAttr`], and what `modify_device`
+//! may change.
+//!
+//! As the kernel's Rust guidelines ask, the C enums and flag sets become
+//! Rust types here, with the C numbers taken from the bindings, so that a
+//! driver never names the bindings: a Rust `enum` for a value the driver
+//! chooses, a `#[repr(transparent)]` newtype for a set of flags (as in
+//! drivers/gpu/nova-core) or for a value the core passes in, which may hold
+//! any number.
+
+use super::DeviceAttr;
+use crate::ffi::sys;
+
+/// The capabilities a device advertises (`enum ib_device_cap_flags`, an
+/// `unsigned long`): the `device_cap_flags` of a [`DeviceAttr`].
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DeviceCapFlags(usize);
+
+impl DeviceCapFlags {
+    /// `IB_DEVICE_BAD_PKEY_CNTR`: counts P_Key violations.
+    pub(crate) const BAD_PKEY_CNTR: Self = Self(sys::IB_DEVICE_BAD_PKEY_CNTR);
+    /// `IB_DEVICE_BAD_QKEY_CNTR`: counts Q_Key violations.
+    pub(crate) const BAD_QKEY_CNTR: Self = Self(sys::IB_DEVICE_BAD_QKEY_CNTR);
+    /// `IB_DEVICE_AUTO_PATH_MIG`: automatic path migration.
+    pub(crate) const AUTO_PATH_MIG: Self = Self(sys::IB_DEVICE_AUTO_PATH_MIG);
+    /// `IB_DEVICE_CHANGE_PHY_PORT`: a QP's port may change.
+    pub(crate) const CHANGE_PHY_PORT: Self = Self(sys::IB_DEVICE_CHANGE_PHY_PORT);
+    /// `IB_DEVICE_UD_AV_PORT_ENFORCE`: a UD address vector's port is checked.
+    pub(crate) const UD_AV_PORT_ENFORCE: Self = Self(sys::IB_DEVICE_UD_AV_PORT_ENFORCE);
+    /// `IB_DEVICE_PORT_ACTIVE_EVENT`: reports `IB_EVENT_PORT_ACTIVE`.
+    pub(crate) const PORT_ACTIVE_EVENT: Self = Self(sys::IB_DEVICE_PORT_ACTIVE_EVENT);
+    /// `IB_DEVICE_SYS_IMAGE_GUID`: has a system image GUID.
+    pub(crate) const SYS_IMAGE_GUID: Self = Self(sys::IB_DEVICE_SYS_IMAGE_GUID);
+    /// `IB_DEVICE_RC_RNR_NAK_GEN`: an RC responder sends RNR NAKs.
+    pub(crate) const RC_RNR_NAK_GEN: Self = Self(sys::IB_DEVICE_RC_RNR_NAK_GEN);
+    /// `IB_DEVICE_SRQ_RESIZE`: an SRQ may be resized.
+    pub(crate) const SRQ_RESIZE: Self = Self(sys::IB_DEVICE_SRQ_RESIZE);
+    /// `IB_DEVICE_MEM_MGT_EXTENSIONS`: fast registration and local
+    /// invalidation.
+    pub(crate) const MEM_MGT_EXTENSIONS: Self = Self(sys::IB_DEVICE_MEM_MGT_EXTENSIONS);
+    /// `IB_DEVICE_MEM_WINDOW`: memory windows.
+    pub(crate) const MEM_WINDOW: Self = Self(sys::IB_DEVICE_MEM_WINDOW);
+    /// `IB_DEVICE_FLUSH_GLOBAL`: FLUSH to global visibility.
+    pub(crate) const FLUSH_GLOBAL: Self = Self(sys::IB_DEVICE_FLUSH_GLOBAL);
+    /// `IB_DEVICE_FLUSH_PERSISTENT`: FLUSH to persistence.
+    pub(crate) const FLUSH_PERSISTENT: Self = Self(sys::IB_DEVICE_FLUSH_PERSISTENT);
+    /// `IB_DEVICE_MEM_WINDOW_TYPE_2B`: type 2B memory windows.
+    pub(crate) const MEM_WINDOW_TYPE_2B: Self = Self(sys::IB_DEVICE_MEM_WINDOW_TYPE_2B);
+    /// `IB_DEVICE_ATOMIC_WRITE`: ATOMIC WRITE.
+    pub(crate) const ATOMIC_WRITE: Self = Self(sys::IB_DEVICE_ATOMIC_WRITE);
+}
+
+impl core::ops::BitOr for DeviceCapFlags {
+    type Output = Self;
+
+    fn bitor(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+}
+
+/// What the device offers kernel consumers (`enum ib_kernel_cap_flags`):
+/// the `kernel_cap_flags` of a [`DeviceAttr`].
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct KernelCapFlags(u64);
+
+impl KernelCapFlags {
+    /// `IBK_ALLOW_USER_UNREG`: the driver supports `RDMA_NLDEV_CMD_DELLINK`
+    /// (`rdma link delete`).
+    pub(crate) const ALLOW_USER_UNREG: Self = Self(sys::IBK_ALLOW_USER_UNREG as u64);
+
+    /// Whether every flag of `other` is set (for tests).
+    #[cfg(CONFIG_KUNIT)]
+    pub(crate) const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
+
+/// How atomic operations are atomic (`enum ib_atomic_cap`): the
+/// `atomic_cap` of a [`DeviceAttr`].
+#[repr(u32)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AtomicCap {
+    /// `IB_ATOMIC_HCA`: with respect to the other atomics of this device.
+    Hca = sys::IB_ATOMIC_HCA,
+}
+
+/// What a `modify_device` call changes (`enum ib_device_modify_flags`).
+/// The mask comes from the core as it was asked, so any bits are
+/// representable, and a driver refuses those it does not support.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct DeviceModifyMask(u32);
+
+impl DeviceModifyMask {
+    /// `IB_DEVICE_MODIFY_SYS_IMAGE_GUID`: the system image GUID.
+    pub(crate) const SYS_IMAGE_GUID: Self = Self(sys::IB_DEVICE_MODIFY_SYS_IMAGE_GUID);
+    /// `IB_DEVICE_MODIFY_NODE_DESC`: the node description.
+    pub(crate) const NODE_DESC: Self = Self(sys::IB_DEVICE_MODIFY_NODE_DESC);
+
+    /// The mask the core passed as `raw`.
+    pub(super) const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+
+    /// Whether every bit of `other` is set.
+    pub(crate) const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The bits of this mask that are not in `other`.
+    pub(crate) const fn without(self, other: Self) -> Self {
+        Self(self.0 & !other.0)
+    }
+
+    /// Whether no bit is set.
+    pub(crate) const fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+}
+
+impl core::ops::BitOr for DeviceModifyMask {
+    type Output = Self;
+
+    fn bitor(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+}
+
+impl DeviceAttr {
+    /// Sets the capabilities the device advertises (`device_cap_flags`, a
+    /// `u64` holding the `unsigned long` flags).
+    pub(crate) fn set_device_caps(&mut self, caps: DeviceCapFlags) {
+        self.device_cap_flags = caps.0 as u64;
+    }
+
+    /// Sets what the device offers kernel consumers (`kernel_cap_flags`).
+    pub(crate) fn set_kernel_caps(&mut self, caps: KernelCapFlags) {
+        self.kernel_cap_flags = caps.0;
+    }
+
+    /// Sets how atomic operations are atomic (`atomic_cap`).
+    pub(crate) fn set_atomic_cap(&mut self, cap: AtomicCap) {
+        self.atomic_cap = cap as u32;
+    }
+
+    /// What the device offers kernel consumers, as last set (for tests).
+    #[cfg(CONFIG_KUNIT)]
+    pub(crate) fn kernel_caps(&self) -> KernelCapFlags {
+        KernelCapFlags(self.kernel_cap_flags)
+    }
+}
