@@ -133,6 +133,19 @@ impl NetDev {
     }
 }
 
+// The namespace side of the namespace/device pair lives here, so that
+// `netns.rs` need not name the device type.
+impl super::Net {
+    /// The namespace's loopback device (`lo`).
+    // Only the KUnit tests need it so far.
+    #[cfg_attr(not(CONFIG_KUNIT), expect(dead_code))]
+    pub(crate) fn loopback(&self) -> &super::NetDev {
+        // SAFETY: `self` is valid; the loopback device is the last device of
+        // a namespace to go, when the namespace itself is dismantled.
+        unsafe { super::NetDev::from_raw(sys::rrxe_net_loopback_dev(self.as_raw())) }
+    }
+}
+
 /// A counted reference to a network device (`dev_hold`/`dev_put`).
 ///
 /// # Invariants

@@ -38,15 +38,6 @@ impl Net {
         self.0.get()
     }
 
-    /// The namespace's loopback device (`lo`).
-    // Only the KUnit tests need it so far.
-    #[cfg_attr(not(CONFIG_KUNIT), expect(dead_code))]
-    pub(crate) fn loopback(&self) -> &super::NetDev {
-        // SAFETY: `self` is valid; the loopback device is the last device of
-        // a namespace to go, when the namespace itself is dismantled.
-        unsafe { super::NetDev::from_raw(sys::rrxe_net_loopback_dev(self.as_raw())) }
-    }
-
     /// A value that identifies this namespace while it is alive.
     pub(crate) fn id(&self) -> usize {
         self.0.get() as usize
