@@ -25,7 +25,7 @@ use crate::{
         wc::{WcError, WcResult},
         wqe::SendOp,
     },
-    mem::{mr::MrInner, MemCtx},
+    mem::mr::{MrInner, MrTable},
 };
 use kernel::{
     new_spinlock_irq,
@@ -53,6 +53,21 @@ impl QpId {
             addr: core::ptr::from_ref(qp) as usize,
         }
     }
+}
+
+/// What a memory operation run for a QP reads of it: the device's key
+/// tables, the QP's PD and the QP's identity. Plain, read-only and cheap
+/// to copy; the transport builds it from the QP.
+#[derive(Clone, Copy)]
+pub(crate) struct MemCtx<'a> {
+    /// The device's memory regions.
+    pub(crate) mrs: &'a MrTable,
+    /// The device's memory windows.
+    pub(crate) mws: &'a MwTable,
+    /// The QP's PD (its address: an identity compared with MRs' and MWs').
+    pub(crate) pd: usize,
+    /// The QP, as type 2B windows remember the one that bound them.
+    pub(crate) qp: QpId,
 }
 
 /// What a window is bound to.
