@@ -7,6 +7,7 @@
 //! unchanged.
 
 mod addr;
+mod dst;
 mod netdev;
 mod netns;
 mod notifier;
@@ -18,10 +19,11 @@ mod skb;
 mod udp_tunnel;
 
 pub(crate) use addr::IpAddr;
+pub(crate) use dst::UdpTx;
 pub(crate) use netdev::{NetDev, NetDevRef};
 pub(crate) use netns::Net;
 pub(crate) use notifier::{NetdevEvent, NetdevEvents, NetdevNotifier};
 pub(crate) use pernet::{Pernet, PernetEvents};
-pub(crate) use route::{send_udp, UdpTx};
+pub(crate) use route::send_udp;
 pub(crate) use skb::{SkBuff, SkbAccount, SkbOwner};
 pub(crate) use udp_tunnel::{RxDatagram, TunnelRecv, UdpTunnel};

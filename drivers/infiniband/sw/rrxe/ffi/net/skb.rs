@@ -4,7 +4,7 @@
 //! and [`SkbAccount`], which counts the buffers an owner has handed to the
 //! IP stack and hears back as each is freed.
 
-use super::{route::Dst, NetDev};
+use super::{dst::Dst, NetDev};
 use crate::ffi::sys;
 use core::{
     ffi::c_void,
