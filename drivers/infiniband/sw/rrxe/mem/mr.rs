@@ -734,7 +734,7 @@ impl MrTable {
 #[cfg_attr(not(dropin), kunit_tests(rrxe_mem_mr))]
 #[cfg_attr(dropin, kunit_tests(rrxe_mem_mr_dropin))]
 mod tests {
-    use crate::mem::mr::{AtomicOp, MrSpec, MrTable};
+    use super::{AtomicOp, MrSpec, MrTable};
     use crate::{
         ffi::ib::{self, KernelMemory},
         logic::keys::{Key, KeyKind},

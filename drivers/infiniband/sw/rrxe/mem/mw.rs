@@ -355,8 +355,8 @@ pub(crate) fn local_op(ctx: MemCtx<'_>, op: &SendOp) -> Option<WcResult> {
 #[cfg_attr(not(dropin), kunit_tests(rrxe_mem_mw))]
 #[cfg_attr(dropin, kunit_tests(rrxe_mem_mw_dropin))]
 mod tests {
+    use super::{MwState, MwTable, MwType};
     use crate::logic::keys::KeyKind;
-    use crate::mem::mw::{MwState, MwTable, MwType};
     use kernel::prelude::*;
 
     #[test]

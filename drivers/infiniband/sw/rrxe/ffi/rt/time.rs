@@ -40,7 +40,7 @@ pub(crate) fn time_after(a: u64, b: u64) -> bool {
 #[cfg_attr(not(dropin), kernel::prelude::kunit_tests(rrxe_rt_time))]
 #[cfg_attr(dropin, kernel::prelude::kunit_tests(rrxe_rt_time_dropin))]
 mod tests {
-    use crate::ffi::rt::time::{hz, jiffies, msecs_to_jiffies, time_after, usecs_to_jiffies};
+    use super::{hz, jiffies, msecs_to_jiffies, time_after, usecs_to_jiffies};
 
     #[test]
     fn usecs_round_up_to_jiffies() {

@@ -93,10 +93,8 @@ where
 #[cfg_attr(not(dropin), kernel::prelude::kunit_tests(rrxe_rt_work))]
 #[cfg_attr(dropin, kernel::prelude::kunit_tests(rrxe_rt_work_dropin))]
 mod tests {
-    use crate::ffi::rt::time;
-    use crate::ffi::rt::work::{
-        cancel_delayed_work_sync, cancel_work_sync, flush_delayed_work, flush_work,
-    };
+    use super::super::time;
+    use super::{cancel_delayed_work_sync, cancel_work_sync, flush_delayed_work, flush_work};
     use kernel::{
         impl_has_delayed_work, impl_has_work, new_delayed_work, new_work,
         prelude::*,
