@@ -186,15 +186,17 @@ events_pairing() {
 
 	# gone: the veth pair is deleted mid-transfer.
 	# Deleted once data moves: not while the tools still connect over TCP
-	# (which would only wait for a peer that is gone).
+	# (which would only wait for a peer that is gone). Unregistrations take
+	# turns with the other pairings' namespace changes (topology_lock in
+	# lib.sh: an ib_core race); the turn is taken before the transfer
+	# starts, so that waiting for it cannot let the transfer end before
+	# the deletion, nor count in the client's time after it.
+	topology_lock
 	xfer_start "$t-gone" $((bytes * 4))
 	wait_for 60 grep -q '<-> server QP' "$XFER_OUT.client" ||
 		echo "# $t: the transfer did not start within 60 s"
 	sleep 3
 	t0=$SECONDS
-	# Unregistrations take turns with the other pairings' namespace
-	# changes (topology_lock in lib.sh: an ib_core race).
-	topology_lock
 	check "$t: delete veth2 (and its peer) mid-transfer" ip -n "$PAIR_NS2" link del veth2
 	check "$t: $name1 is unregistered" gone "$DEV1" 100
 	check "$t: $name2 is unregistered" gone "$DEV2" 100
