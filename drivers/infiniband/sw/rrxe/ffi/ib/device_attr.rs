@@ -101,35 +101,9 @@ impl DeviceModifyMask {
     pub(crate) const SYS_IMAGE_GUID: Self = Self(sys::IB_DEVICE_MODIFY_SYS_IMAGE_GUID);
     /// `IB_DEVICE_MODIFY_NODE_DESC`: the node description.
     pub(crate) const NODE_DESC: Self = Self(sys::IB_DEVICE_MODIFY_NODE_DESC);
-
-    /// The mask the core passed as `raw`.
-    pub(super) const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-
-    /// Whether every bit of `other` is set.
-    pub(crate) const fn contains(self, other: Self) -> bool {
-        self.0 & other.0 == other.0
-    }
-
-    /// The bits of this mask that are not in `other`.
-    pub(crate) const fn without(self, other: Self) -> Self {
-        Self(self.0 & !other.0)
-    }
-
-    /// Whether no bit is set.
-    pub(crate) const fn is_empty(self) -> bool {
-        self.0 == 0
-    }
 }
 
-impl core::ops::BitOr for DeviceModifyMask {
-    type Output = Self;
-
-    fn bitor(self, other: Self) -> Self {
-        Self(self.0 | other.0)
-    }
-}
+core_mask_ops!(DeviceModifyMask);
 
 impl DeviceAttr {
     /// Sets the capabilities the device advertises (`device_cap_flags`, a

@@ -8,6 +8,49 @@
 //! bindings. Written to be independent of rrxe, as they would be in
 //! `rust/kernel/rdma`.
 
+/// The operations of a flag set or mask that the RDMA core passes to a
+/// driver (`enum ib_device_modify_flags`, `enum ib_srq_attr_mask`, ...), on
+/// a `#[repr(transparent)]` newtype over its `u32`: made from the core's
+/// number as it is (any bits are representable, and the driver decides
+/// what it refuses), tested and combined bit by bit. One definition for
+/// every such type of this module; a type that needs more has its own
+/// `impl` beside it.
+macro_rules! core_mask_ops {
+    ($name:ident) => {
+        // Not every mask needs every operation.
+        #[allow(dead_code)]
+        impl $name {
+            /// The mask the core passed as `raw`.
+            pub(super) const fn from_raw(raw: u32) -> Self {
+                Self(raw)
+            }
+
+            /// Whether every bit of `other` is set.
+            pub(crate) const fn contains(self, other: Self) -> bool {
+                self.0 & other.0 == other.0
+            }
+
+            /// The bits of this mask that are not in `other`.
+            pub(crate) const fn without(self, other: Self) -> Self {
+                Self(self.0 & !other.0)
+            }
+
+            /// Whether no bit is set.
+            pub(crate) const fn is_empty(self) -> bool {
+                self.0 == 0
+            }
+        }
+
+        impl core::ops::BitOr for $name {
+            type Output = Self;
+
+            fn bitor(self, other: Self) -> Self {
+                Self(self.0 | other.0)
+            }
+        }
+    };
+}
+
 mod device;
 mod device_attr;
 mod handle;

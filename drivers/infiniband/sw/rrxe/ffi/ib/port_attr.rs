@@ -90,22 +90,9 @@ pub(crate) struct PortModifyMask(u32);
 impl PortModifyMask {
     /// `IB_PORT_RESET_QKEY_CNTR`: reset the Q_Key violation counter.
     pub(crate) const RESET_QKEY_CNTR: Self = Self(sys::IB_PORT_RESET_QKEY_CNTR);
-
-    /// The mask the core passed as `raw`.
-    pub(super) const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-
-    /// The bits of this mask that are not in `other`.
-    pub(crate) const fn without(self, other: Self) -> Self {
-        Self(self.0 & !other.0)
-    }
-
-    /// Whether no bit is set.
-    pub(crate) const fn is_empty(self) -> bool {
-        self.0 == 0
-    }
 }
+
+core_mask_ops!(PortModifyMask);
 
 impl PortAttr {
     /// Sets the port's logical and physical state.

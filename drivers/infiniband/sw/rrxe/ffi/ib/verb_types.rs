@@ -38,27 +38,9 @@ pub(crate) struct MrReregFlags(u32);
 impl MrReregFlags {
     /// `IB_MR_REREG_PD`: the MR moves to another PD.
     pub(crate) const PD: Self = Self(sys::IB_MR_REREG_PD);
-
-    /// The flags the core passed as `raw`.
-    pub(super) const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-
-    /// Whether every flag of `other` is set.
-    pub(crate) const fn contains(self, other: Self) -> bool {
-        self.0 & other.0 == other.0
-    }
-
-    /// The flags of this set that are not in `other`.
-    pub(crate) const fn without(self, other: Self) -> Self {
-        Self(self.0 & !other.0)
-    }
-
-    /// Whether no flag is set.
-    pub(crate) const fn is_empty(self) -> bool {
-        self.0 == 0
-    }
 }
+
+core_mask_ops!(MrReregFlags);
 
 /// The kind of a shared receive queue (`enum ib_srq_type`).
 #[repr(transparent)]
@@ -87,35 +69,9 @@ impl SrqAttrMask {
     pub(crate) const MAX_WR: Self = Self(sys::IB_SRQ_MAX_WR);
     /// `IB_SRQ_LIMIT`: arm the limit event at `srq_limit`.
     pub(crate) const LIMIT: Self = Self(sys::IB_SRQ_LIMIT);
-
-    /// The mask the core passed as `raw`.
-    pub(super) const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-
-    /// Whether every bit of `other` is set.
-    pub(crate) const fn contains(self, other: Self) -> bool {
-        self.0 & other.0 == other.0
-    }
-
-    /// The bits of this mask that are not in `other`.
-    pub(crate) const fn without(self, other: Self) -> Self {
-        Self(self.0 & !other.0)
-    }
-
-    /// Whether no bit is set.
-    pub(crate) const fn is_empty(self) -> bool {
-        self.0 == 0
-    }
 }
 
-impl core::ops::BitOr for SrqAttrMask {
-    type Output = Self;
-
-    fn bitor(self, other: Self) -> Self {
-        Self(self.0 | other.0)
-    }
-}
+core_mask_ops!(SrqAttrMask);
 
 /// Which completions raise a CQ's event (`enum ib_cq_notify_flags`): what
 /// `req_notify_cq` arms, and whether it reports completions missed.
@@ -135,26 +91,13 @@ impl CqNotifyFlags {
     /// waiting.
     pub(crate) const REPORT_MISSED_EVENTS: Self = Self(sys::IB_CQ_REPORT_MISSED_EVENTS);
 
-    /// The flags the core passed as `raw`.
-    pub(super) const fn from_raw(raw: u32) -> Self {
-        Self(raw)
-    }
-
-    /// Whether every flag of `other` is set.
-    pub(crate) const fn contains(self, other: Self) -> bool {
-        self.0 & other.0 == other.0
-    }
-
     /// The flags set both here and in `other`.
     pub(crate) const fn intersection(self, other: Self) -> Self {
         Self(self.0 & other.0)
     }
-
-    /// Whether no flag is set.
-    pub(crate) const fn is_empty(self) -> bool {
-        self.0 == 0
-    }
 }
+
+core_mask_ops!(CqNotifyFlags);
 
 /// The network header a message came with (`enum rdma_network_type`), as a
 /// kernel work completion reports it.
