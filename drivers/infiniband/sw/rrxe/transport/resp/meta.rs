@@ -2,7 +2,7 @@
 
 //! What a received packet comes with besides its IB part: [`RxMeta`], the
 //! addresses, the IP header and the netdev, from the receive path
-//! (`rx/recv.rs`) through the engine to the responder. Its own file so
+//! (`rx/demux.rs`) through the engine to the responder. Its own file so
 //! that those that read it (`ud.rs` for the GRH, the engine for the peer
 //! check) name it here, not the responder's dispatch in `resp/mod.rs`.
 
