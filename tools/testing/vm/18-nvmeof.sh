@@ -11,7 +11,13 @@
 #     three regions, read back concurrently the same way, compared byte
 #     for byte with what was written, and with what the target's null_blk
 #     holds (so the data did cross);
-#   - disconnect, and the target's teardown, module removal.
+#   - disconnect;
+# and the same again (256 KiB or less) for each variant of
+# tools/testing/nvmeof.sh (NVMEOF_VARIANTS): nvme-rdma register_always=N,
+# nr_poll_queues=1 with polled I/O, param_inline_data_size=16384 on a second
+# port with writes that fit it, `rdma link delete` under I/O in flight
+# followed by the device added again and a new connection, and nvmet-rdma
+# use_srq=1; then the target's teardown, module removal.
 # It runs on rrxe first, then on rdma_rxe (the control: second, because
 # nvmet-rdma can trip lockdep, which then stays off for the boot, see
 # guest-run.sh); each case prints
@@ -19,10 +25,13 @@
 # next to it, so a bug of the ULP or of rdma_rxe is told apart from ours.
 #
 # usage: 18-nvmeof.sh [DRIVER...]   (default: rrxe rxe)
+# RRXE_NVMEOF_VARIANTS="base use_srq=1 ..." runs only these variants;
+# RRXE_NVMEOF_TIMING=1 prints how long each case took.
 . "$RRXE_TOP/tools/testing/lib.sh"
 . "$RRXE_TOP/tools/testing/nvmeof.sh"
 
 drivers=${*:-rrxe rxe}
+read -r -a variants <<<"${RRXE_NVMEOF_VARIANTS:-${NVMEOF_VARIANTS[*]}}"
 tmp=$(mktemp -d)
 declare -A res
 cases=()
@@ -30,12 +39,13 @@ cases=()
 # record DRV CASE CMD...: runs CMD (in this shell: it may set variables) and
 # keeps its result for the table; CMD's "# " lines are printed as they are.
 record() {
-	local drv=$1 c=$2 rc
+	local drv=$1 c=$2 rc t0=$SECONDS
 	shift 2
 	[[ " ${cases[*]} " == *" $c "* ]] || cases+=("$c")
 	"$@" >"$tmp/out" 2>&1
 	rc=$?
 	grep '^# ' "$tmp/out"
+	[ -z "${RRXE_NVMEOF_TIMING:-}" ] || echo "# $drv: $c: $((SECONDS - t0)) s"
 	if [ $rc = 0 ]; then
 		res[$drv:$c]=ok
 		return 0
@@ -56,7 +66,7 @@ run() {
 	esac
 	record $drv "device" rdma link add $dev type $drv netdev a0 &&
 		record $drv "port ACTIVE" port_active $dev &&
-		nvmeof_cases $drv
+		NVMEOF_DEV=$dev NVMEOF_TYPE=$drv NVMEOF_NETDEV=a0 nvmeof_cases $drv "${variants[@]}"
 	rdma link delete $dev 2>/dev/null
 	record $drv "device deleted" gone $dev 100
 	case $drv in
