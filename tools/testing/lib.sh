@@ -299,18 +299,20 @@ pair_down() {
 # NS's netdevs (default_device_exit_batch) after ib_core's exit for NS,
 # which registered later, and pernet exits run in reverse order.
 netns_del_wait() {
-	local ns i=0 sentinels=()
+	local ns i=0 s sentinels=()
 	for ns in "$@"; do
 		ip netns list | grep -qw "$ns" || continue
 		i=$((i + 1))
-		# IFNAMSIZ: 15 characters at most.
-		if ip link add "rrxe-s$i-$$" type veth peer name rrxe-sentinel netns "$ns" 2>/dev/null; then
-			sentinels+=("rrxe-s$i-$$")
+		# Named after this (sub)shell, as pairings run in subshells of one
+		# script; IFNAMSIZ: 15 characters at most.
+		s=rrxe-s$i-$BASHPID
+		if ip link add "$s" type veth peer name rrxe-sentinel netns "$ns" 2>/dev/null; then
+			sentinels+=("$s")
 		fi
 		ip netns del "$ns"
 	done
-	for ns in "${sentinels[@]}"; do
-		wait_for 60 sh -c "! ip link show '$ns' >/dev/null 2>&1" ||
+	for s in "${sentinels[@]}"; do
+		wait_for 60 sh -c "! ip link show '$s' >/dev/null 2>&1" ||
 			echo "# teardown: a namespace's exit has not run after 60 s"
 	done
 }
