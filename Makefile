@@ -16,7 +16,7 @@
 #   make vm-run SCRIPT=path [ARGS=...]
 #   make clippy     build with CLIPPY=1
 #   make fmt        rustfmt the Rust sources
-#   make bench      rdma_rxe vs rrxe perftest table (bench kernel) [ARGS="ITERS LAT_ITERS"]
+#   make bench      rdma_rxe vs rrxe perftest table (bench kernel) [ARGS="SECS LAT_ITERS REPEAT"]
 #   make KDIR=/path/to/rust-enabled/kernel/build   build against your kernel
 
 S := scripts

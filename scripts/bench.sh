@@ -4,11 +4,15 @@
 # VM booted with the bench kernel (no debug options; built once, ~30 min,
 # by scripts/build-kernel.sh bench), and a table of the results.
 #
-# usage: bench.sh [ITERS [LAT_ITERS]]
-#   ITERS      perftest iterations of the bandwidth rows (default
-#              $BENCH_ITERS, else 5000)
-#   LAT_ITERS  iterations of the latency rows (default $BENCH_LAT_ITERS,
+# usage: bench.sh [SECS [LAT_ITERS [REPEAT]]]
+#   SECS       seconds of each bandwidth run, perftest's -D (default
+#              $BENCH_SECS, else 4)
+#   LAT_ITERS  iterations of each latency run (default $BENCH_LAT_ITERS,
 #              else 2000)
+#   REPEAT     runs of each row on each driver, the drivers taking turns
+#              (default $BENCH_REPEAT, else 5); the table shows the median,
+#              the lowest and the highest
+# BENCH_ROWS (a regular expression) keeps only the rows it matches.
 # Environment: RRXE_FLAVOUR (bench; `test` runs on the debug kernel, for
 # trying this script out), RRXE_KVM=1, RRXE_VM_TIMEOUT (default 3600),
 # BENCH_TIMEOUT (seconds per perftest run, default 300).
@@ -20,8 +24,9 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 flavour=${RRXE_FLAVOUR:-bench}
-iters=${1:-${BENCH_ITERS:-5000}}
+secs=${1:-${BENCH_SECS:-4}}
 lat_iters=${2:-${BENCH_LAT_ITERS:-2000}}
+repeat=${3:-${BENCH_REPEAT:-5}}
 kdir=$(bash "$RRXE_TOP/scripts/build-kernel.sh" "$flavour") || exit 1
 
 # A clean copy of the sources (what git would check out, plus files not yet
@@ -44,35 +49,58 @@ ko=$src/drivers/infiniband/sw/rrxe/rrxe.ko
 
 out=$(mktemp "$RRXE_CACHE/bench-out.XXXXXX")
 trap 'rm -f "$out"' EXIT
-note "booting the $flavour kernel: $iters iterations per bandwidth row, $lat_iters per latency row"
+note "booting the $flavour kernel: ${secs} s a bandwidth run, $lat_iters iterations a latency run, $repeat runs a row and driver"
 RRXE_FLAVOUR=$flavour RRXE_KO=$ko RRXE_VM_TIMEOUT=${RRXE_VM_TIMEOUT:-3600} \
-	bash "$RRXE_TOP/scripts/vm-run.sh" tools/testing/bench-guest.sh "$ko" "$iters" "$lat_iters" \
-	"${BENCH_TIMEOUT:-300}" |
+	bash "$RRXE_TOP/scripts/vm-run.sh" tools/testing/bench-guest.sh "$ko" "$secs" "$lat_iters" \
+	"${BENCH_TIMEOUT:-300}" "$repeat" |
 	tee "$out"
 vm_rc=${PIPESTATUS[0]}
 
-# The table. BENCH|row|driver|value|unit lines, in row order.
+# The table, from the guest's BENCH|row|driver|value|unit lines (one per
+# run, rows in order), BENCH-CPU|cpus x model|flags and
+# BENCH-LIMIT|memcpy|crc32|ceiling.
 echo
-echo "rdma_rxe vs rrxe, $flavour kernel, $(date -u +%Y-%m-%d) ($iters/$lat_iters iterations)"
-echo "ratio: rrxe's bandwidth / rxe's, rxe's latency / rrxe's: above 1 means rrxe is better"
+echo "rdma_rxe vs rrxe, $flavour kernel, $(date -u +%Y-%m-%d), VM CPU ${RRXE_VM_CPU:-max,la57=off} ($secs s a bandwidth run, $lat_iters iterations a latency run, $repeat runs a row and driver)"
 tr -d '\r' <"$out" | awk -F'|' '
+	$1 == "BENCH-CPU" { printf "guest: %s (%s)\n", $2, $3 }
+	$1 == "BENCH-LIMIT" {
+		ceiling = $4 + 0
+		printf "limit: memcpy %s MiB/s, crc32 %s MiB/s: a driver that copies and checksums each byte once a side, a CPU a side, moves at most %s MiB/s\n", $2, $3, $4
+	}
 	$1 == "BENCH" {
 		if (!($2 in unit)) { order[n++] = $2 }
 		unit[$2] = $5
-		v[$2, $3] = $4
+		k = $2 SUBSEP $3
+		runs[k]++
+		if ($4 ~ /^[0-9]+(\.[0-9]+)?$/ && $4 + 0 > 0) { val[k, ++good[k]] = $4 + 0 }
 	}
-	function num(x) { return x ~ /^[0-9]+(\.[0-9]+)?$/ && x + 0 > 0 }
+	# stats K: sets med, lo, hi of the good runs of K; returns their count.
+	function stats(k,   m, i, j, t, a) {
+		m = good[k] + 0
+		for (i = 1; i <= m; i++) a[i] = val[k, i]
+		for (i = 2; i <= m; i++) { t = a[i]; for (j = i - 1; j >= 1 && a[j] > t; j--) a[j + 1] = a[j]; a[j + 1] = t }
+		if (m == 0) return 0
+		lo = a[1]; hi = a[m]
+		med = (m % 2) ? a[(m + 1) / 2] : (a[m / 2] + a[m / 2 + 1]) / 2
+		return m
+	}
+	function cell(k) {
+		if (!stats(k)) return sprintf("%-26s", "fail")
+		return sprintf("%8.4g %8.4g-%-8.4g", med, lo, hi) (good[k] < runs[k] ? "!" : " ")
+	}
 	END {
-		printf "%-26s | %-6s | %10s | %10s | %6s\n", "workload", "unit", "rxe", "rrxe", "ratio"
-		printf "%-26s-+-%-6s-+-%10s-+-%10s-+-%6s\n", "--------------------------", "------", "----------", "----------", "------"
+		print "ratio: of the medians, rrxe/rxe for bandwidth and rate, rxe/rrxe for latency: above 1 means rrxe is better"
+		print "cells: median lowest-highest; ! when some runs failed; of limit: the medians over the ceiling above"
+		printf "%-24s | %-5s | %-28s | %-28s | %5s | %s\n", "workload", "unit", "rxe", "rrxe", "ratio", "of limit rxe/rrxe"
 		for (i = 0; i < n; i++) {
 			r = order[i]
-			a = ((r, "rxe") in v) ? v[r, "rxe"] : "fail"
-			b = ((r, "rrxe") in v) ? v[r, "rrxe"] : "fail"
+			a = cell(r SUBSEP "rxe"); ma = stats(r SUBSEP "rxe") ? med : 0
+			b = cell(r SUBSEP "rrxe"); mb = stats(r SUBSEP "rrxe") ? med : 0
 			ratio = "-"
-			if (num(a) && num(b))
-				ratio = sprintf("%.2f", unit[r] == "usec" ? a / b : b / a)
-			printf "%-26s | %-6s | %10s | %10s | %6s\n", r, unit[r], a, b, ratio
+			if (ma > 0 && mb > 0) ratio = sprintf("%.2f", unit[r] == "usec" ? ma / mb : mb / ma)
+			lim = ""
+			if (unit[r] == "MiB/s" && ceiling > 0) lim = sprintf("%.2f/%.2f", ma / ceiling, mb / ceiling)
+			printf "%-24s | %-5s | %s | %s | %5s | %s\n", r, unit[r], a, b, ratio, lim
 		}
 		if (n == 0) print "(no results: see the VM output above)"
 	}'

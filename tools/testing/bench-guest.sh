@@ -1,26 +1,33 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # The guest half of `make bench` (scripts/bench.sh): the same perftest
-# workloads on an rdma_rxe pair and on an rrxe pair, row by row, one driver
-# after the other. Each pair is two network namespaces joined by a veth
-# pair (rxe: h1/h2, 198.18.1.0/24; rrxe: d1/d2, 198.18.2.0/24): the drivers
-# cannot both own UDP port 4791 in one namespace, and interleaving the rows
-# spreads any drift of the host's load over both drivers.
+# workloads on an rdma_rxe pair and on an rrxe pair. Each pair is two
+# network namespaces joined by a veth pair (rxe: h1/h2, 198.18.1.0/24;
+# rrxe: d1/d2, 198.18.2.0/24): the drivers cannot both own UDP port 4791
+# in one namespace. Each row runs REPEAT times, the two drivers taking
+# turns (rxe first, then rrxe first, ...), so that drift in the host's
+# load spreads over both; the host takes medians.
 #
-# usage: bench-guest.sh KO ITERS LAT_ITERS TIMEOUT
-# Prints `BENCH|row|driver|value|unit` per measurement (value `fail` when
-# the run failed or its output could not be parsed) for the host to
-# tabulate. TIMEOUT bounds each perftest run; a driver whose first row
+# usage: bench-guest.sh KO SECS LAT_ITERS TIMEOUT REPEAT
+#   SECS       perftest's -D (seconds) of the bandwidth rows
+#   LAT_ITERS  perftest's -n of the latency rows
+# Prints `BENCH|row|driver|value|unit` per run (value `fail` when the run
+# failed or its output could not be parsed), `BENCH-LIMIT|…` (rrxe's
+# in-kernel memcpy/CRC-32 measurement) and `BENCH-CPU|…` for the host to
+# tabulate. TIMEOUT bounds each perftest run; a driver whose first run
 # fails is not run again (its other rows are `fail` too).
 . "$RRXE_TOP/tools/testing/lib.sh"
 . "$RRXE_TOP/tools/testing/traffic.sh"
 
 RRXE_KO=${1:-$RRXE_KO}
-iters=${2:-5000}
+secs=${2:-4}
 lat_iters=${3:-2000}
 timeout=${4:-300}
+repeat=${5:-5}
 
-# row | unit | perftest command (sizes, QPs; -n is added)
+# row | unit | perftest command (sizes, QPs; -D or -n is added). The unit
+# says which column is read: MiB/s the average bandwidth, Mpps the message
+# rate, usec the typical latency.
 rows=(
 	"ib_write_bw 64KiB|MiB/s|ib_write_bw -s 65536"
 	"ib_write_bw 4KiB|MiB/s|ib_write_bw -s 4096"
@@ -28,11 +35,34 @@ rows=(
 	"ib_send_bw 4KiB|MiB/s|ib_send_bw -s 4096"
 	"ib_read_bw 64KiB|MiB/s|ib_read_bw -s 65536"
 	"ib_read_bw 4KiB|MiB/s|ib_read_bw -s 4096"
+	"ib_write_bw 64B rate|Mpps|ib_write_bw -s 64"
+	"ib_send_bw 64B rate|Mpps|ib_send_bw -s 64"
 	"ib_send_lat 64B|usec|ib_send_lat -s 64"
 	"ib_write_lat 64B|usec|ib_write_lat -s 64"
 	"ib_read_lat 64B|usec|ib_read_lat -s 64"
 	"ib_write_bw 64KiB 4 QPs|MiB/s|ib_write_bw -s 65536 -q 4"
+	"ib_write_bw 64KiB 8 QPs|MiB/s|ib_write_bw -s 65536 -q 8"
 )
+[ -n "${BENCH_ROWS:-}" ] && {
+	# BENCH_ROWS: a regular expression; only the rows it matches run.
+	kept=()
+	for r in "${rows[@]}"; do [[ ${r%%|*} =~ $BENCH_ROWS ]] && kept+=("$r"); done
+	rows=("${kept[@]}")
+}
+
+# What the guest's CPU is: the model, and whether it has what the kernel's
+# CRC-32 (PCLMULQDQ) and memcpy (ERMS/FSRM) use.
+cpu_model=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+cpu_flags=$(grep -m1 '^flags' /proc/cpuinfo | tr ' ' '\n' | grep -Ex 'pclmulqdq|erms|fsrm|avx2|avx512f' | paste -sd, -)
+echo "BENCH-CPU|$(nproc) x $cpu_model|$cpu_flags"
+
+# rrxe measures the per-byte limit as it loads (rrxe's limit.rs).
+modprobe -a udp_tunnel ip6_udp_tunnel 2>/dev/null
+if insmod "$RRXE_KO" measure_limit=1; then
+	lim=$(dmesg | grep -o 'limit: memcpy .*' | tail -1)
+	read -r _ _ memcpy _ _ crc _ _ ceiling _ <<<"$lim"
+	echo "BENCH-LIMIT|$memcpy|$crc|$ceiling"
+fi
 
 declare -A pair_state
 # save_pair NAME / use_pair NAME: remember and restore what pair_up set.
@@ -56,39 +86,46 @@ if pair_up rrxe rrxe d1 d2 2; then
 else
 	echo "# bench: no rrxe pair"
 fi
-echo "# bench: iterations $iters (bandwidth), $lat_iters (latency); $(uname -r); drivers: ${drivers[*]}"
+echo "# bench: ${secs} s a bandwidth run, $lat_iters iterations a latency run, $repeat runs a row and driver; $(uname -r); drivers: ${drivers[*]}"
 
 # value FILE UNIT: the result of a perftest client's output: average
 # bandwidth (MiB/s) or typical latency (usec), from the first result row.
 value() {
 	local col=4
-	[ "$2" = usec ] && col=5
+	[ "$2" = usec ] || [ "$2" = Mpps ] && col=5
 	grep -E "$PERF_ROW" "$1" | head -1 | awk -v c=$col '$c ~ /^[0-9.]+$/ { print $c; ok = 1 } END { exit !ok }'
 }
 
 declare -A broken
 first=${rows[0]%%|*}
+# run_row NAME UNIT DRIVER CMD...: one run of a row on one driver.
+run_row() {
+	local name=$1 unit=$2 d=$3 v=fail tag
+	shift 3
+	if [ -n "${broken[$d]:-}" ]; then
+		echo "# $d: $name not run (${broken[$d]})"
+	elif [ -n "${pair_state[$d]:-}" ]; then
+		use_pair "$d"
+		tag=$(echo "$d-$name" | tr ' ' _)
+		if run_traffic "$tag" "$timeout" "$PERF_ROW" "$@" >"$TRAFFIC_TMP/$tag.why"; then
+			v=$(value "$TRAFFIC_TMP/$tag.client" "$unit") || v=fail
+		fi
+		[ "$v" = fail ] && head -20 "$TRAFFIC_TMP/$tag.why"
+		[ "$v" = fail ] && [ "$name" = "$first" ] && broken[$d]="its first run failed"
+	fi
+	echo "BENCH|$name|$d|$v|$unit"
+}
+
 for r in "${rows[@]}"; do
 	name=${r%%|*}
 	rest=${r#*|}
 	unit=${rest%%|*}
 	read -ra cmd <<<"${rest#*|}"
-	n=$iters
-	[ "$unit" = usec ] && n=$lat_iters
-	for d in rxe rrxe; do
-		v=fail
-		if [ -n "${broken[$d]:-}" ]; then
-			echo "# $d: $name not run (${broken[$d]})"
-		elif [ -n "${pair_state[$d]:-}" ]; then
-			use_pair $d
-			tag=$(echo "$d-$name" | tr ' ' _)
-			if run_traffic "$tag" "$timeout" "$PERF_ROW" "${cmd[@]}" -n "$n" >"$TRAFFIC_TMP/$tag.why"; then
-				v=$(value "$TRAFFIC_TMP/$tag.client" "$unit") || v=fail
-			fi
-			[ "$v" = fail ] && head -20 "$TRAFFIC_TMP/$tag.why"
-			[ "$v" = fail ] && [ "$name" = "$first" ] && broken[$d]="its first row failed"
-		fi
-		echo "BENCH|$name|$d|$v|$unit"
+	if [ "$unit" = usec ]; then cmd+=(-n "$lat_iters"); else cmd+=(-D "$secs"); fi
+	for ((i = 0; i < repeat; i++)); do
+		order="rxe rrxe"
+		((i % 2)) && order="rrxe rxe"
+		for d in $order; do run_row "$name" "$unit" "$d" "${cmd[@]}"; done
 	done
 done
 

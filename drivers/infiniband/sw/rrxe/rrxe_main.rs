@@ -30,6 +30,7 @@
 mod dev;
 mod events;
 mod ffi;
+mod limit;
 mod link;
 // Pure verbs and transport rules; not every helper is used by the driver.
 #[expect(dead_code)]
@@ -60,6 +61,12 @@ macro_rules! rrxe_module {
             description: $description,
             license: "GPL",
             alias: [$alias],
+            params: {
+                measure_limit: bool {
+                    default: false,
+                    description: "At load, measure and log memcpy's and CRC-32's speed (make bench's limit line)",
+                },
+            },
         }
     };
 }
@@ -116,6 +123,11 @@ struct RrxeModule {
 
 impl kernel::InPlaceModule for RrxeModule {
     fn init(_module: &'static ThisModule) -> impl PinInit<Self, Error> {
+        if module_parameters::measure_limit.value() {
+            // Only a figure for `make bench`: a failure to measure is not
+            // one to load.
+            let _ = limit::measure();
+        }
         registry::init();
         tunnel::init();
         // The notifier is registered before the link type, so every device
