@@ -13,6 +13,9 @@
 #              (default $BENCH_REPEAT, else 5); the table shows the median,
 #              the lowest and the highest
 # BENCH_ROWS (a regular expression) keeps only the rows it matches.
+# BENCH_PERF=1 then profiles each row once more on each driver with perf
+# in the guest (scripts/get-perf.sh fetches it): the flat profiles are
+# printed, recordings and reports left in $RRXE_CACHE/bench-perf.
 # Environment: RRXE_FLAVOUR (bench; `test` runs on the debug kernel, for
 # trying this script out), RRXE_KVM=1, RRXE_VM_TIMEOUT (default 3600),
 # BENCH_TIMEOUT (seconds per perftest run, default 300).
@@ -47,6 +50,14 @@ log=$RRXE_CACHE/bench-build.log
 	{ tail -30 "$log" >&2; die "building rrxe.ko for the $flavour kernel failed (see $log)"; }
 ko=$src/drivers/infiniband/sw/rrxe/rrxe.ko
 
+if [ -n "${BENCH_PERF:-}" ]; then
+	bash "$RRXE_TOP/scripts/get-perf.sh" >/dev/null || die "no perf for the guest"
+	export RRXE_BENCH_PERF=$RRXE_CACHE/bench-perf RRXE_VM_OUT=$RRXE_CACHE/bench-perf
+	rm -rf "$RRXE_BENCH_PERF"
+	mkdir -p "$RRXE_BENCH_PERF"
+fi
+# The guest sees only RRXE_* variables.
+export RRXE_BENCH_ROWS=${BENCH_ROWS:-}
 out=$(mktemp "$RRXE_CACHE/bench-out.XXXXXX")
 trap 'rm -f "$out"' EXIT
 note "booting the $flavour kernel: ${secs} s a bandwidth run, $lat_iters iterations a latency run, $repeat runs a row and driver"

@@ -43,10 +43,10 @@ rows=(
 	"ib_write_bw 64KiB 4 QPs|MiB/s|ib_write_bw -s 65536 -q 4"
 	"ib_write_bw 64KiB 8 QPs|MiB/s|ib_write_bw -s 65536 -q 8"
 )
-[ -n "${BENCH_ROWS:-}" ] && {
-	# BENCH_ROWS: a regular expression; only the rows it matches run.
+[ -n "${RRXE_BENCH_ROWS:-}" ] && {
+	# RRXE_BENCH_ROWS: a regular expression; only the rows it matches run.
 	kept=()
-	for r in "${rows[@]}"; do [[ ${r%%|*} =~ $BENCH_ROWS ]] && kept+=("$r"); done
+	for r in "${rows[@]}"; do [[ ${r%%|*} =~ $RRXE_BENCH_ROWS ]] && kept+=("$r"); done
 	rows=("${kept[@]}")
 }
 
@@ -128,6 +128,38 @@ for r in "${rows[@]}"; do
 		for d in $order; do run_row "$name" "$unit" "$d" "${cmd[@]}"; done
 	done
 done
+
+# RRXE_BENCH_PERF=DIR (writable: RRXE_VM_OUT): then each row once more on each driver under
+# `perf record -a -g` (cpu-clock: TCG has no PMU), the flat profile
+# printed and the recordings and reports left in DIR. perf comes from
+# $RRXE_CACHE/perf (scripts/get-perf.sh).
+if [ -n "${RRXE_BENCH_PERF:-}" ]; then
+	perf_bin=$RRXE_CACHE/perf/usr/bin/perf
+	export LD_LIBRARY_PATH=$RRXE_CACHE/perf/usr/lib/x86_64-linux-gnu
+	mkdir -p "$RRXE_BENCH_PERF"
+	for r in "${rows[@]}"; do
+		name=${r%%|*}
+		rest=${r#*|}
+		unit=${rest%%|*}
+		read -ra cmd <<<"${rest#*|}"
+		if [ "$unit" = usec ]; then cmd+=(-n "$lat_iters"); else cmd+=(-D "$secs"); fi
+		for d in rxe rrxe; do
+			f=$RRXE_BENCH_PERF/$(echo "$d-$name" | tr ' ' _)
+			"$perf_bin" record -q -a -g -e cpu-clock -F 1999 -o "$f.data" -- sleep $((secs + 4)) 2>/dev/null &
+			pp=$!
+			sleep 0.5
+			run_row "$name" "$unit" "$d" "${cmd[@]}" | sed 's/^BENCH|/BENCH-PERF-RUN|/'
+			wait $pp
+			"$perf_bin" report -i "$f.data" --no-children --sort sym --stdio -g none \
+				--percent-limit 0.7 2>/dev/null | grep -v '^#' | grep -v '^$' >"$f.txt"
+			"$perf_bin" report -i "$f.data" --no-children --sort comm,dso --stdio -g none \
+				--percent-limit 1 2>/dev/null | grep -v '^#' | grep -v '^$' >"$f.comm.txt"
+			echo "# perf $d $name: where the CPU time went (all CPUs, cpu-clock)"
+			sed 's/^/# perf   /' "$f.comm.txt" | head -12
+			sed 's/^/# perf   /' "$f.txt" | head -40
+		done
+	done
+fi
 
 for d in rxe rrxe; do
 	[ -n "${pair_state[$d]:-}" ] || continue
