@@ -11,6 +11,7 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <linux/workqueue.h>
+#include <linux/hrtimer.h>
 #include <linux/if_ether.h>
 #include <linux/notifier.h>
 #include <linux/random.h>

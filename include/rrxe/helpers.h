@@ -8,6 +8,7 @@
 #define RRXE_HELPERS_H
 
 #include <linux/types.h>
+#include <linux/hrtimer_types.h>
 
 struct net_device;
 struct ib_device;
@@ -171,8 +172,16 @@ struct net *rrxe_init_net(void);
 struct net_device *rrxe_net_loopback_dev(const struct net *net);
 
 /* ---- Runtime: time ---- */
-u64 rrxe_get_jiffies_64(void);
-unsigned int rrxe_hz(void);
+/* ktime_get_ns(): the monotonic clock in nanoseconds. */
+u64 rrxe_ktime_get_ns(void);
+
+/* ---- Runtime: soft hrtimers (relative, CLOCK_MONOTONIC, expiring in
+ * softirq context) ---- */
+void rrxe_hrtimer_setup_soft(struct hrtimer *timer,
+			     enum hrtimer_restart (*fn)(struct hrtimer *));
+/* hrtimer_start_range_ns(): expires between @ns and @ns + @slack_ns from now. */
+void rrxe_hrtimer_start_soft(struct hrtimer *timer, u64 ns, u64 slack_ns);
+bool rrxe_hrtimer_is_queued(struct hrtimer *timer);
 
 /* memory access (dp-mem) */
 struct page;

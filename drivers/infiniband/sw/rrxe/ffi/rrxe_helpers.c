@@ -10,7 +10,8 @@
 #include <linux/inetdevice.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
-#include <linux/jiffies.h>
+#include <linux/hrtimer.h>
+#include <linux/timekeeping.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
 #include <net/ip6_route.h>
@@ -531,14 +532,28 @@ struct net_device *rrxe_net_loopback_dev(const struct net *net)
 	return net->loopback_dev;
 }
 
-u64 rrxe_get_jiffies_64(void)
+u64 rrxe_ktime_get_ns(void)
 {
-	return get_jiffies_64();
+	return ktime_get_ns();
 }
 
-unsigned int rrxe_hz(void)
+void rrxe_hrtimer_setup_soft(struct hrtimer *timer,
+			     enum hrtimer_restart (*fn)(struct hrtimer *))
 {
-	return HZ;
+	hrtimer_setup(timer, fn, CLOCK_MONOTONIC, HRTIMER_MODE_REL_SOFT);
+}
+
+void rrxe_hrtimer_start_soft(struct hrtimer *timer, u64 ns, u64 slack_ns)
+{
+	/* ktime_t is signed: a wait past KTIME_MAX is as good as forever. */
+	ktime_t at = ns > KTIME_MAX ? KTIME_MAX : ns_to_ktime(ns);
+
+	hrtimer_start_range_ns(timer, at, slack_ns, HRTIMER_MODE_REL_SOFT);
+}
+
+bool rrxe_hrtimer_is_queued(struct hrtimer *timer)
+{
+	return hrtimer_is_queued(timer);
 }
 
 /* memory access (dp-mem) */

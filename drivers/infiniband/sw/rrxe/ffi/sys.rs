@@ -88,17 +88,19 @@ pub(crate) use raw::{
 
 // The UDP data path (net/) and the runtime helpers (rt/).
 pub(crate) use raw::{
-    cancel_delayed_work_sync, cancel_work_sync, dev_mc_add, dev_mc_del, flush_delayed_work,
-    flush_work, udp_tunnel_sock_release,
+    cancel_work_sync, dev_mc_add, dev_mc_del, flush_work, udp_tunnel_sock_release,
 };
-pub(crate) use raw::{delayed_work, dst_entry, sk_buff, sock, socket, work_struct, ETH_HLEN};
+pub(crate) use raw::{dst_entry, sk_buff, sock, socket, work_struct, ETH_HLEN};
 pub(crate) use raw::{
-    rrxe_dst_release, rrxe_get_jiffies_64, rrxe_hz, rrxe_init_net, rrxe_ip_local_out,
-    rrxe_ip_select_ident, rrxe_net_loopback_dev, rrxe_netdev_has_addr, rrxe_netdev_ifindex,
-    rrxe_netdev_is_loopback, rrxe_route4, rrxe_route6, rrxe_sk_user_data, rrxe_skb_alloc,
-    rrxe_skb_consume, rrxe_skb_data, rrxe_skb_free, rrxe_skb_headroom, rrxe_skb_len,
-    rrxe_skb_push_network, rrxe_skb_push_transport, rrxe_skb_rx, rrxe_skb_rx_view,
-    rrxe_skb_set_route, rrxe_udp_tunnel_open,
+    hrtimer, hrtimer_cancel, hrtimer_restart, hrtimer_try_to_cancel, rrxe_hrtimer_is_queued,
+    rrxe_hrtimer_setup_soft, rrxe_hrtimer_start_soft, rrxe_ktime_get_ns, HRTIMER_NORESTART,
+};
+pub(crate) use raw::{
+    rrxe_dst_release, rrxe_init_net, rrxe_ip_local_out, rrxe_ip_select_ident,
+    rrxe_net_loopback_dev, rrxe_netdev_has_addr, rrxe_netdev_ifindex, rrxe_netdev_is_loopback,
+    rrxe_route4, rrxe_route6, rrxe_sk_user_data, rrxe_skb_alloc, rrxe_skb_consume, rrxe_skb_data,
+    rrxe_skb_free, rrxe_skb_headroom, rrxe_skb_len, rrxe_skb_push_network, rrxe_skb_push_transport,
+    rrxe_skb_rx, rrxe_skb_rx_view, rrxe_skb_set_route, rrxe_udp_tunnel_open,
 };
 pub(crate) use raw::{
     rrxe_skb_set_owner, rrxe_tx_sock_cmpxchg_owner, rrxe_tx_sock_create, rrxe_tx_sock_owner,

@@ -26,7 +26,7 @@ use crate::{
         SignalType, Udata,
     },
     ffi::net::SkbAccount,
-    ffi::rt,
+    ffi::rt::{self, SoftTimer},
     ffi::rxe_abi::{CreateQpResp, RecvWqe, SendWqe, Sge},
     logic::{
         flow::{qp_sport, MAX_UNACKED_PSNS},
@@ -44,7 +44,7 @@ use crate::{
     transport::send::SendState,
 };
 use core::sync::atomic::AtomicU32;
-use kernel::{new_delayed_work, new_spinlock_irq, new_work, prelude::*, sync::Arc};
+use kernel::{new_spinlock_irq, new_work, prelude::*, sync::Arc};
 
 /// The objects a new QP is bound to.
 pub(crate) struct QpLinks {
@@ -175,14 +175,14 @@ impl QpInner {
                     path: None,
                     sport,
                     mtu: ib_mtu_bytes(*MTU_RANGE.start()),
-                    timeout_jiffies: None,
+                    timeout_ns: None,
                     send,
                     resp,
                     timer_armed: false,
                 }),
                 task <- new_work!("rrxe_qp_task"),
-                retransmit <- new_delayed_work!("rrxe_qp_retransmit"),
-                rnr <- new_delayed_work!("rrxe_qp_rnr"),
+                retransmit <- SoftTimer::new(),
+                rnr <- SoftTimer::new(),
                 deferrals <- new_spinlock_irq!(true),
                 runner: RunOnce::new(),
                 flusher: RunOnce::new(),
@@ -325,8 +325,8 @@ impl QpInner {
     pub(crate) fn destroy(&self) {
         self.state.lock().destroyed = true;
         self.close_deferrals();
-        rt::cancel_delayed_work_sync::<_, 1>(self);
-        rt::cancel_delayed_work_sync::<_, 2>(self);
+        self.retransmit.cancel();
+        self.rnr.cancel();
         rt::cancel_work_sync::<_, 0>(self);
         self.tx.close();
         // Released here, not with the last reference: their mmap entries

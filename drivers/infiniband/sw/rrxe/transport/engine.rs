@@ -24,7 +24,7 @@
 use crate::{
     ffi::ib::Event,
     ffi::net::NetDev,
-    ffi::rt,
+    ffi::rt::{SoftTimer, SoftTimerOwner},
     logic::qp_state::QpType,
     proto::{
         mtu::{ib_mtu_bytes, ib_mtu_for_netdev},
@@ -48,18 +48,22 @@ impl WorkItem<0> for QpInner {
     }
 }
 
-impl WorkItem<1> for QpInner {
-    type Pointer = Arc<QpInner>;
+impl SoftTimerOwner<1> for QpInner {
+    fn soft_timer(&self) -> &SoftTimer<Self, 1> {
+        &self.retransmit
+    }
 
-    fn run(this: Arc<QpInner>) {
+    fn fired(this: Arc<QpInner>) {
         this.retransmit_timer();
     }
 }
 
-impl WorkItem<2> for QpInner {
-    type Pointer = Arc<QpInner>;
+impl SoftTimerOwner<2> for QpInner {
+    fn soft_timer(&self) -> &SoftTimer<Self, 2> {
+        &self.rnr
+    }
 
-    fn run(this: Arc<QpInner>) {
+    fn fired(this: Arc<QpInner>) {
         this.rnr_timer();
     }
 }
@@ -168,12 +172,11 @@ impl QpInner {
         if fx.notify_recv {
             self.recv_cq.notify();
         }
-        if let Some(t) = fx.retransmit_in {
-            self.defer(Deferred::Retransmit(t as usize));
+        if let Some(ns) = fx.retransmit_in {
+            self.defer(Deferred::Retransmit(ns));
         }
         if let Some(us) = fx.rnr_delay_us {
-            let j = rt::usecs_to_jiffies(u64::from(us));
-            self.defer(Deferred::RnrWait(j as usize));
+            self.defer(Deferred::RnrWait(u64::from(us) * 1000));
         }
         if fx.sq_drained {
             self.handle.event(Event::SqDrained);
@@ -251,7 +254,7 @@ impl QpInner {
         }
     }
 
-    /// The retransmit timer fired: the completer decides (retry, or give
+    /// The retransmit timer fired (softirq): the completer decides (retry, or give
     /// up into ERR), the timer is armed again if needed, the requester runs.
     fn retransmit_timer(self: &Arc<Self>) {
         let mut st = self.state.lock();
@@ -267,12 +270,12 @@ impl QpInner {
         }
         drop(st);
         if let Some(j) = again {
-            self.defer(Deferred::Retransmit(j.max(1) as usize));
+            self.defer(Deferred::Retransmit(j.max(1)));
         }
         self.kick();
     }
 
-    /// The RNR wait is over: the requester runs again.
+    /// The RNR wait is over (softirq): the requester runs again.
     fn rnr_timer(self: &Arc<Self>) {
         {
             let mut st = self.state.lock();

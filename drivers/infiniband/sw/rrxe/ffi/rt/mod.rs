@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Runtime helpers missing from the kernel crate: flushing and cancelling
-//! work items, jiffies, and random numbers. Written to be independent of rrxe, like `net/`.
+//! work items, the monotonic clock, soft hrtimers owned through
+//! an `Arc`, and random numbers. Written to be independent of rrxe, like `net/`.
 
 pub(crate) mod time;
+pub(crate) mod timer;
 pub(crate) mod work;
 
-pub(crate) use time::{jiffies, usecs_to_jiffies};
-pub(crate) use work::{cancel_delayed_work_sync, cancel_work_sync};
+pub(crate) use time::now_ns;
+pub(crate) use timer::{SoftTimer, SoftTimerOwner};
+pub(crate) use work::cancel_work_sync;
 
 /// The kernel's `crc32_le`: feeds `data` into the raw CRC-32 register
 /// `crc` (no inversion), with the fastest implementation the CPU has.

@@ -9,7 +9,7 @@
 use crate::ffi::sys;
 use kernel::{
     sync::Arc,
-    workqueue::{HasDelayedWork, HasWork, Work, WorkItem},
+    workqueue::{HasWork, Work, WorkItem},
 };
 
 /// The `work_struct` of the work item `ID` embedded in `obj`.
@@ -24,14 +24,6 @@ fn raw_work<T: HasWork<T, ID>, const ID: u64>(obj: &T) -> *mut sys::work_struct 
     work.cast()
 }
 
-/// The `delayed_work` whose `work` is the work item `ID` embedded in `obj`.
-fn raw_delayed_work<T: HasDelayedWork<T, ID>, const ID: u64>(obj: &T) -> *mut sys::delayed_work {
-    let work = raw_work::<T, ID>(obj);
-    // SAFETY: `HasDelayedWork` guarantees that this `work_struct` is the
-    // `work` field of a `delayed_work`, inside the valid `T`.
-    unsafe { kernel::container_of!(work, sys::delayed_work, work) }
-}
-
 /// Waits until the work item `ID` embedded in `obj` is neither queued nor
 /// running (`flush_work`). Returns whether it had to wait.
 #[cfg_attr(not(CONFIG_KUNIT), expect(dead_code))]
@@ -39,16 +31,6 @@ pub(crate) fn flush_work<T: HasWork<T, ID>, const ID: u64>(obj: &T) -> bool {
     // SAFETY: the `work_struct` is valid and initialised (a `Work` can only be
     // created initialised) for as long as `obj` is borrowed.
     unsafe { sys::flush_work(raw_work::<T, ID>(obj)) }
-}
-
-/// For a delayed work item: if its timer is pending, queues it at once; then
-/// waits for it (`flush_delayed_work`). The pending run happens, so the
-/// reference it owns is dropped by the run as usual. Returns whether it had
-/// to wait.
-#[cfg_attr(not(CONFIG_KUNIT), expect(dead_code))]
-pub(crate) fn flush_delayed_work<T: HasDelayedWork<T, ID>, const ID: u64>(obj: &T) -> bool {
-    // SAFETY: as in `flush_work`; the `delayed_work` around it is valid too.
-    unsafe { sys::flush_delayed_work(raw_delayed_work::<T, ID>(obj)) }
 }
 
 /// Cancels the work item `ID` of `obj` if it is queued, and waits for a run
@@ -72,45 +54,24 @@ where
     was_pending
 }
 
-/// Cancels the delayed work item `ID` of `obj`, whether its timer is pending
-/// or it is queued, and waits for a run in progress to finish
-/// (`cancel_delayed_work_sync`). The `Arc` a cancelled item was queued with
-/// is dropped here. Returns whether it was pending.
-pub(crate) fn cancel_delayed_work_sync<T, const ID: u64>(obj: &T) -> bool
-where
-    T: HasDelayedWork<T, ID> + WorkItem<ID, Pointer = Arc<T>>,
-{
-    // SAFETY: as in `flush_delayed_work`.
-    let was_pending = unsafe { sys::cancel_delayed_work_sync(raw_delayed_work::<T, ID>(obj)) };
-    if was_pending {
-        // SAFETY: as in `cancel_work_sync`.
-        drop(unsafe { Arc::from_raw(core::ptr::from_ref(obj)) });
-    }
-    was_pending
-}
-
 // The drop-in build names its suites apart (crate::names).
 #[cfg_attr(not(dropin), kernel::prelude::kunit_tests(rrxe_rt_work))]
 #[cfg_attr(dropin, kernel::prelude::kunit_tests(rrxe_rt_work_dropin))]
 mod tests {
-    use super::super::time;
-    use super::{cancel_delayed_work_sync, cancel_work_sync, flush_delayed_work, flush_work};
+    use super::{cancel_work_sync, flush_work};
     use kernel::{
-        impl_has_delayed_work, impl_has_work, new_delayed_work, new_work,
+        impl_has_work, new_work,
         prelude::*,
         sync::{
             atomic::{Atomic, Relaxed},
             Arc,
         },
-        workqueue::{self, DelayedWork, Work, WorkItem},
+        workqueue::{self, Work, WorkItem},
     };
 
-    /// A work item of each kind, counting its runs.
+    /// A work item counting its runs.
     #[pin_data]
     struct Job {
-        /// Adds 1 to `runs` when it runs.
-        #[pin]
-        later: DelayedWork<Job>,
         /// Adds 100 to `runs` when it runs.
         #[pin]
         now: Work<Job, 1>,
@@ -118,20 +79,8 @@ mod tests {
         runs: Atomic<i32>,
     }
 
-    impl_has_delayed_work! {
-        impl HasDelayedWork<Self> for Job { self.later }
-    }
-
     impl_has_work! {
         impl HasWork<Self, 1> for Job { self.now }
-    }
-
-    impl WorkItem for Job {
-        type Pointer = Arc<Job>;
-
-        fn run(this: Arc<Job>) {
-            this.runs.add(1, Relaxed);
-        }
     }
 
     impl WorkItem<1> for Job {
@@ -145,7 +94,6 @@ mod tests {
     fn job() -> Result<Arc<Job>> {
         Arc::pin_init(
             pin_init!(Job {
-                later <- new_delayed_work!("rrxe_rt::Job::later"),
                 now <- new_work!("rrxe_rt::Job::now"),
                 runs: Atomic::new(0),
             }),
@@ -153,39 +101,9 @@ mod tests {
         )
     }
 
-    /// An hour: the timer never fires during the test.
-    fn an_hour() -> usize {
-        time::msecs_to_jiffies(3_600_000) as usize
-    }
-
     /// Whether `arc` is the only reference left (and drops it).
     fn only_reference(arc: Arc<Job>) -> bool {
         Arc::into_unique_or_drop(arc).is_some()
-    }
-
-    #[test]
-    fn flush_delayed_work_runs_it_now() {
-        let Ok(job) = job() else { panic!("no memory") };
-        let queued = workqueue::system_unbound().enqueue_delayed(job.clone(), an_hour());
-        assert!(queued.is_ok());
-        // Whether it "waited" depends on how fast a worker picks the item up;
-        // that it ran is what counts.
-        flush_delayed_work(&*job);
-        assert_eq!(job.runs.load(Relaxed), 1);
-        // Nothing pending: returns at once.
-        assert!(!flush_delayed_work(&*job));
-        assert!(only_reference(job));
-    }
-
-    #[test]
-    fn cancel_delayed_work_drops_the_queued_reference() {
-        let Ok(job) = job() else { panic!("no memory") };
-        let queued = workqueue::system_unbound().enqueue_delayed(job.clone(), an_hour());
-        assert!(queued.is_ok());
-        assert!(cancel_delayed_work_sync(&*job));
-        assert!(!cancel_delayed_work_sync(&*job));
-        assert_eq!(job.runs.load(Relaxed), 0);
-        assert!(only_reference(job));
     }
 
     #[test]

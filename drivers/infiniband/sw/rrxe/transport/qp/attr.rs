@@ -12,7 +12,6 @@ use crate::{
     dev::params,
     dev::path::Path,
     ffi::ib::{QpAttr, StoredQpAttr},
-    ffi::rt,
     logic::{
         flow::udp_sport,
         qp_state::{AttrMask, QpType},
@@ -152,8 +151,7 @@ impl QpInner {
         }
         if mask.contains(AttrMask::TIMEOUT) {
             // 4.096 us << timeout; 0 means no timeout.
-            st.timeout_jiffies = (a.timeout != 0)
-                .then(|| rt::usecs_to_jiffies((4096u64 << a.timeout.min(31)) / 1000));
+            st.timeout_ns = (a.timeout != 0).then(|| 4096u64 << a.timeout.min(31));
         }
         if mask.contains(AttrMask::RETRY_CNT) {
             st.send.set_retry_cnt(a.retry_cnt);

@@ -1,37 +1,46 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The gate of a QP's deferred work: every queueing of its work item, its
-//! retransmit timer or its RNR timer goes through [`QpInner::defer`], under
-//! the `deferrals` lock and only while it is open. `destroy_qp` closes the
-//! gate before it cancels them, so once it returns nothing can be queued
-//! for the QP any more (see design.rst, "Lifetimes").
+//! The gate of a QP's deferred work: every queueing of its work item and
+//! every arming of its retransmit or RNR timer goes through
+//! [`QpInner::defer`], under the `deferrals` lock and only while it is
+//! open. `destroy_qp` closes the gate before it cancels them, so once it
+//! returns nothing can be queued or armed for the QP any more (see
+//! design.rst, "Lifetimes").
 //!
-//! The gate belongs to the QP, not to what the work runs: the work items
-//! themselves (what they run: the requester's run, the timers) are the
-//! engine's, above the roles; here are only the fields they live in
-//! (`HasWork`, `HasDelayedWork`) and the one way to queue them. The
+//! The gate belongs to the QP, not to what the work runs: what the work
+//! item and the timers run (the requester's run, the timers' decisions)
+//! is the engine's, above the roles; here are only the field the work item
+//! lives in (`HasWork`) and the one way to queue or arm them. The
 //! socket-buffer hook, which only reschedules a paused QP, is here too.
 
 use super::inner::QpInner;
 use crate::{
     ffi::net::{SkbAccount, SkbOwner},
+    ffi::rt::SoftTimer,
     logic::flow::{skbs_may_resume, skbs_must_pause},
 };
 use kernel::{
-    impl_has_delayed_work, impl_has_work,
+    impl_has_work,
     sync::{Arc, ArcBorrow},
     workqueue,
 };
 
-/// The work a QP defers (see [`QpInner::defer`]); delays in jiffies.
+/// The work a QP defers (see [`QpInner::defer`]); delays in nanoseconds.
 #[derive(Clone, Copy)]
 pub(in crate::transport) enum Deferred {
     /// The requester's run, from the work queue.
     Run,
     /// The retransmit timer.
-    Retransmit(usize),
+    Retransmit(u64),
     /// The end of an RNR wait.
-    RnrWait(usize),
+    RnrWait(u64),
+}
+
+/// How much later than asked a timer may expire, as a share of its delay
+/// (a sixteenth), so that the kernel can fire nearby timers together. A
+/// retransmit timeout or an RNR wait is a lower bound (IBA C9-140, 9.7.5.2.8).
+const fn slack(ns: u64) -> u64 {
+    ns / 16
 }
 
 /// A QP's packets are counted while in the IP stack; the requester pauses
@@ -58,32 +67,25 @@ impl SkbOwner for QpInner {
 impl_has_work! {
     impl HasWork<Self, 0> for QpInner { self.task }
 }
-impl_has_delayed_work! {
-    impl HasDelayedWork<Self, 1> for QpInner { self.retransmit }
-    impl HasDelayedWork<Self, 2> for QpInner { self.rnr }
-}
 
 /// The gate of deferred work.
 impl QpInner {
-    /// Queues deferred work, unless the QP is being destroyed.
+    /// Queues deferred work or arms a timer, unless the QP is being
+    /// destroyed.
     pub(in crate::transport) fn defer(self: &Arc<Self>, what: Deferred) {
         let open = self.deferrals.lock();
         if !*open {
             return;
         }
-        let wq = workqueue::system_unbound();
-        // An item already queued keeps its place; the clone comes back and
-        // is dropped (never the last reference: `self` is one).
         match what {
             Deferred::Run => {
-                let _ = wq.enqueue::<Arc<QpInner>, 0>(self.clone());
+                // An item already queued keeps its place; the clone comes
+                // back and is dropped (never the last reference: `self` is
+                // one).
+                let _ = workqueue::system_unbound().enqueue::<Arc<QpInner>, 0>(self.clone());
             }
-            Deferred::Retransmit(j) => {
-                let _ = wq.enqueue_delayed::<Arc<QpInner>, 1>(self.clone(), j);
-            }
-            Deferred::RnrWait(j) => {
-                let _ = wq.enqueue_delayed::<Arc<QpInner>, 2>(self.clone(), j);
-            }
+            Deferred::Retransmit(ns) => SoftTimer::<_, 1>::arm(self, ns, slack(ns)),
+            Deferred::RnrWait(ns) => SoftTimer::<_, 2>::arm(self, ns, slack(ns)),
         }
         drop(open);
     }

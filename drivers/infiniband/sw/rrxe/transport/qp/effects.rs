@@ -65,8 +65,8 @@ pub(crate) struct Effects {
     /// the requester; [`settle`](Self::settle) turns it into
     /// `retransmit_in`).
     arm_retransmit: bool,
-    /// Once settled: queue the retransmit timer with this delay in
-    /// jiffies (it was not armed and the QP has a timeout).
+    /// Once settled: arm the retransmit timer with this delay in
+    /// nanoseconds (it was not armed and the QP has a timeout).
     pub(in crate::transport) retransmit_in: Option<u64>,
     /// An RNR NAK asks to wait this long (microseconds) before retrying.
     pub(in crate::transport) rnr_delay_us: Option<u32>,
@@ -159,7 +159,7 @@ impl Effects {
     /// (the flush follows after the lock).
     pub(in crate::transport) fn settle(&mut self, st: &mut QpState_) {
         if core::mem::take(&mut self.arm_retransmit) && !st.timer_armed {
-            self.retransmit_in = st.timeout_jiffies;
+            self.retransmit_in = st.timeout_ns;
             if self.retransmit_in.is_some() {
                 st.timer_armed = true;
             }

@@ -13,6 +13,7 @@ use super::{run_once::RunOnce, state::QpState_};
 use crate::{
     ffi::ib::{QpCap, QpHandle},
     ffi::net::SkbAccount,
+    ffi::rt::SoftTimer,
     logic::qp_state::QpType,
     queues::cq::CqInner,
     queues::queue::SharedQueue,
@@ -23,7 +24,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::{
     prelude::*,
     sync::{Arc, SpinLockIrq},
-    workqueue::{DelayedWork, Work},
+    workqueue::Work,
 };
 
 /// A QP's state, shared with the device's QP table, the verbs and the
@@ -82,12 +83,12 @@ pub(crate) struct QpInner {
     /// The requester/READ-responder run, when it continues later.
     #[pin]
     pub(in crate::transport) task: Work<QpInner, 0>,
-    /// The retransmit timer.
+    /// The retransmit timer (softirq, nanoseconds).
     #[pin]
-    pub(in crate::transport) retransmit: DelayedWork<QpInner, 1>,
-    /// The RNR wait.
+    pub(in crate::transport) retransmit: SoftTimer<QpInner, 1>,
+    /// The end of an RNR wait (softirq, nanoseconds).
     #[pin]
-    pub(in crate::transport) rnr: DelayedWork<QpInner, 2>,
+    pub(in crate::transport) rnr: SoftTimer<QpInner, 2>,
     /// Whether `task`, `retransmit` and `rnr` may still be queued: every
     /// queueing happens under this lock and only while it says so, and
     /// `destroy` closes it before cancelling them. So once `destroy`

@@ -35,8 +35,8 @@ pub(crate) struct QpState_ {
     pub(crate) sport: u16,
     /// The path MTU in bytes.
     pub(crate) mtu: u32,
-    /// The retransmit timeout in jiffies (`None`: wait forever).
-    pub(crate) timeout_jiffies: Option<u64>,
+    /// The retransmit timeout in nanoseconds (`None`: wait forever).
+    pub(crate) timeout_ns: Option<u64>,
     /// The send state the requester and the completer share.
     pub(crate) send: SendState,
     /// The responder's state.

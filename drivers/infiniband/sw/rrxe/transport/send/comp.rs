@@ -89,7 +89,7 @@ fn note_progress(st: &mut QpState_, progress: bool) {
     if progress {
         let a = st.attr.get();
         let (retry_cnt, rnr_retry) = (a.retry_cnt, a.rnr_retry);
-        let now = crate::ffi::rt::jiffies();
+        let now = crate::ffi::rt::now_ns();
         st.send.progressed(retry_cnt, rnr_retry, now);
     }
 }
@@ -141,7 +141,7 @@ fn on_ack(ctx: &QpCtx<'_>, st: &mut QpState_, fx: &mut Effects, psn: Psn, syndro
 /// Retransmits from `psn` if the retry budget allows, else fails the
 /// flight with `RETRY_EXC_ERR`.
 fn retry(ctx: &QpCtx<'_>, st: &mut QpState_, psn: Psn) {
-    if !st.send.retry(psn, crate::ffi::rt::jiffies()) {
+    if !st.send.retry(psn, crate::ffi::rt::now_ns()) {
         ctx.counters.add(Counter::RetryExceededErr, 1);
         fail_at(st, psn, WcError::RetryExc);
         return;
@@ -286,15 +286,15 @@ fn on_atomic_ack(ctx: &QpCtx<'_>, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
 }
 
 /// The retransmit timer fired: if nothing moved for a whole timeout,
-/// retransmit from the oldest unacknowledged PSN. Returns the jiffies to
-/// wait before checking again, if the timer should stay armed.
+/// retransmit from the oldest unacknowledged PSN. Returns the nanoseconds
+/// to wait before checking again, if the timer should stay armed.
 pub(crate) fn timeout(ctx: &QpCtx<'_>, st: &mut QpState_) -> Option<u64> {
-    let base = st.timeout_jiffies?;
+    let base = st.timeout_ns?;
     let period = st.send.timer_period(base);
     if st.state.raw() < QpState::Rts.raw() || !st.send.awaiting_peer() {
         return None;
     }
-    let now = crate::ffi::rt::jiffies();
+    let now = crate::ffi::rt::now_ns();
     let due = st.send.last_progress().wrapping_add(period);
     if (now.wrapping_sub(due) as i64) < 0 {
         return Some(due.wrapping_sub(now));

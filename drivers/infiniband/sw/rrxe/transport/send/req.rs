@@ -227,7 +227,7 @@ fn start_next(ctx: &QpCtx<'_>, st: &mut QpState_, sq: &SharedQueue) -> bool {
             }
         }
     }
-    st.send.start(f, crate::ffi::rt::jiffies())
+    st.send.start(f, crate::ffi::rt::now_ns())
 }
 
 /// The `wr_id` at the start of any send WQE.

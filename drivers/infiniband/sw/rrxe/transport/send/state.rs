@@ -47,7 +47,7 @@ pub(crate) struct SendState {
     /// for progress, so a duplicated NAK or a reordered burst does not
     /// send the whole window again (C rxe's `started_retry`).
     retry_started: bool,
-    /// Jiffies of the last forward progress (ACK, or sending from idle).
+    /// The monotonic clock (ns) at the last forward progress (ACK, or sending from idle).
     progress: u64,
     /// How many PSNs may be unacknowledged (smaller after a timeout).
     window: SendWindow,
@@ -172,7 +172,7 @@ impl SendState {
         self.retry_started
     }
 
-    /// Jiffies of the last forward progress, which the retransmit timer
+    /// The monotonic clock (ns) at the last forward progress, which the retransmit timer
     /// counts from.
     pub(super) fn last_progress(&self) -> u64 {
         self.progress
