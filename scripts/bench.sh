@@ -36,6 +36,10 @@ kdir=$(bash "$RRXE_TOP/scripts/build-kernel.sh" "$flavour") || exit 1
 # committed), built against the chosen kernel.
 src=$RRXE_CACHE/bench-src-$flavour
 note "building rrxe.ko against the $flavour kernel in $src"
+# A fresh copy each time: tar keeps the files' times, and Kbuild would keep
+# an object newer than an older source that replaced a newer one (another
+# worktree's copy).
+rm -rf "$src"
 mkdir -p "$src"
 if git -C "$RRXE_TOP" rev-parse --git-dir >/dev/null 2>&1; then
 	git -C "$RRXE_TOP" ls-files -z --cached --others --exclude-standard |
@@ -51,7 +55,8 @@ log=$RRXE_CACHE/bench-build.log
 ko=$src/drivers/infiniband/sw/rrxe/rrxe.ko
 
 if [ -n "${BENCH_PERF:-}" ]; then
-	bash "$RRXE_TOP/scripts/get-perf.sh" >/dev/null || die "no perf for the guest"
+	RRXE_BENCH_PERF_DIR=$(bash "$RRXE_TOP/scripts/get-perf.sh") || die "no perf for the guest"
+	export RRXE_BENCH_PERF_DIR
 	export RRXE_BENCH_PERF=$RRXE_CACHE/bench-perf RRXE_VM_OUT=$RRXE_CACHE/bench-perf
 	rm -rf "$RRXE_BENCH_PERF"
 	mkdir -p "$RRXE_BENCH_PERF"

@@ -131,11 +131,11 @@ done
 
 # RRXE_BENCH_PERF=DIR (writable: RRXE_VM_OUT): then each row once more on each driver under
 # `perf record -a -g` (cpu-clock: TCG has no PMU), the flat profile
-# printed and the recordings and reports left in DIR. perf comes from
-# $RRXE_CACHE/perf (scripts/get-perf.sh).
+# printed and the reports (flat, by command, call graphs) left in DIR. perf comes from
+# RRXE_BENCH_PERF_DIR (scripts/get-perf.sh).
 if [ -n "${RRXE_BENCH_PERF:-}" ]; then
-	perf_bin=$RRXE_CACHE/perf/usr/bin/perf
-	export LD_LIBRARY_PATH=$RRXE_CACHE/perf/usr/lib/x86_64-linux-gnu
+	perf_bin=$RRXE_BENCH_PERF_DIR/usr/bin/perf
+	export LD_LIBRARY_PATH=$RRXE_BENCH_PERF_DIR/usr/lib/x86_64-linux-gnu
 	mkdir -p "$RRXE_BENCH_PERF"
 	for r in "${rows[@]}"; do
 		name=${r%%|*}
@@ -145,18 +145,24 @@ if [ -n "${RRXE_BENCH_PERF:-}" ]; then
 		if [ "$unit" = usec ]; then cmd+=(-n "$lat_iters"); else cmd+=(-D "$secs"); fi
 		for d in rxe rrxe; do
 			f=$RRXE_BENCH_PERF/$(echo "$d-$name" | tr ' ' _)
-			"$perf_bin" record -q -a -g -e cpu-clock -F 1999 -o "$f.data" -- sleep $((secs + 4)) 2>/dev/null &
+			# perf cannot write its data over 9p ("Bad address"): /tmp.
+			data=/tmp/perf-$(basename "$f").data
+			"$perf_bin" record -q -a -g -e cpu-clock -F 1999 -o "$data" -- sleep $((secs + 4)) 2>"$f.err" &
 			pp=$!
 			sleep 0.5
 			run_row "$name" "$unit" "$d" "${cmd[@]}" | sed 's/^BENCH|/BENCH-PERF-RUN|/'
 			wait $pp
-			"$perf_bin" report -i "$f.data" --no-children --sort sym --stdio -g none \
+			"$perf_bin" report --kallsyms=/proc/kallsyms -i "$data" --no-children --sort sym --stdio -g none \
 				--percent-limit 0.7 2>/dev/null | grep -v '^#' | grep -v '^$' >"$f.txt"
-			"$perf_bin" report -i "$f.data" --no-children --sort comm,dso --stdio -g none \
+			"$perf_bin" report --kallsyms=/proc/kallsyms -i "$data" --no-children --sort comm,dso --stdio -g none \
 				--percent-limit 1 2>/dev/null | grep -v '^#' | grep -v '^$' >"$f.comm.txt"
 			echo "# perf $d $name: where the CPU time went (all CPUs, cpu-clock)"
 			sed 's/^/# perf   /' "$f.comm.txt" | head -12
 			sed 's/^/# perf   /' "$f.txt" | head -40
+			# Call graphs of the top entries, for the notes.
+			"$perf_bin" report --kallsyms=/proc/kallsyms -i "$data" --no-children --sort sym --stdio -G \
+				--percent-limit 3 2>/dev/null | head -400 >"$f.graph.txt"
+			rm -f "$data"
 		done
 	done
 fi
