@@ -198,4 +198,26 @@ size_t rrxe_umem_pages(struct ib_umem *umem, struct page **pages, size_t max);
 
 void rrxe_synchronize_rcu(void);
 
+/* ---- Runtime: CPUs and BH work ---- */
+/* raw_smp_processor_id(): a hint where preemption is on. */
+unsigned int rrxe_this_cpu(void);
+bool rrxe_cpu_online(unsigned int cpu);
+/* The next online CPU after @cpu, wrapping around. */
+unsigned int rrxe_next_online_cpu(unsigned int cpu);
+struct work_struct;
+/* queue_work_on(@cpu, system_bh_wq, @work): runs in softirq on @cpu; from
+ * process context on this CPU, before this returns (not in ksoftirqd). */
+bool rrxe_queue_work_bh_on(unsigned int cpu, struct work_struct *work);
+
+/* ---- Net: a bounded queue of received buffers ---- */
+struct sk_buff_head;
+void rrxe_rxq_init(struct sk_buff_head *q);
+/* Queues @skb at the tail unless @q holds @limit buffers already: 1 if @q
+ * was empty, 0 if not, -ENOBUFS (and @skb not queued) if it was full. */
+int rrxe_rxq_push(struct sk_buff_head *q, struct sk_buff *skb, unsigned int limit);
+struct sk_buff *rrxe_rxq_pop(struct sk_buff_head *q);
+bool rrxe_rxq_empty(const struct sk_buff_head *q);
+/* skb->cb: 48 bytes the buffer's owner may use. */
+void *rrxe_skb_cb(struct sk_buff *skb);
+
 #endif /* RRXE_HELPERS_H */

@@ -11,6 +11,9 @@
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
 #include <linux/hrtimer.h>
+#include <linux/cpumask.h>
+#include <linux/smp.h>
+#include <linux/workqueue.h>
 #include <linux/timekeeping.h>
 #include <net/addrconf.h>
 #include <net/ip.h>
@@ -598,4 +601,74 @@ size_t rrxe_umem_pages(struct ib_umem *umem, struct page **pages, size_t max)
 void rrxe_synchronize_rcu(void)
 {
 	synchronize_rcu();
+}
+
+unsigned int rrxe_this_cpu(void)
+{
+	return raw_smp_processor_id();
+}
+
+bool rrxe_cpu_online(unsigned int cpu)
+{
+	return cpu < nr_cpu_ids && cpu_online(cpu);
+}
+
+unsigned int rrxe_next_online_cpu(unsigned int cpu)
+{
+	return cpumask_next_wrap(cpu, cpu_online_mask);
+}
+
+bool rrxe_queue_work_bh_on(unsigned int cpu, struct work_struct *work)
+{
+	bool queued;
+
+	if (irqs_disabled() || in_interrupt())
+		return queue_work_on(cpu, system_bh_wq, work);
+	/*
+	 * From process context a softirq raised here would be left to
+	 * ksoftirqd, a normal-priority thread that a spinning process can
+	 * hold off until the next tick: run it when BHs are enabled again.
+	 */
+	local_bh_disable();
+	queued = queue_work_on(cpu, system_bh_wq, work);
+	local_bh_enable();
+	return queued;
+}
+
+void rrxe_rxq_init(struct sk_buff_head *q)
+{
+	skb_queue_head_init(q);
+}
+
+int rrxe_rxq_push(struct sk_buff_head *q, struct sk_buff *skb, unsigned int limit)
+{
+	unsigned long flags;
+	int was_empty;
+
+	spin_lock_irqsave(&q->lock, flags);
+	if (skb_queue_len(q) >= limit) {
+		spin_unlock_irqrestore(&q->lock, flags);
+		return -ENOBUFS;
+	}
+	was_empty = skb_queue_empty(q);
+	__skb_queue_tail(q, skb);
+	spin_unlock_irqrestore(&q->lock, flags);
+	return was_empty;
+}
+
+struct sk_buff *rrxe_rxq_pop(struct sk_buff_head *q)
+{
+	return skb_dequeue(q);
+}
+
+bool rrxe_rxq_empty(const struct sk_buff_head *q)
+{
+	return skb_queue_empty_lockless(q);
+}
+
+static_assert(sizeof_field(struct sk_buff, cb) == 48);
+
+void *rrxe_skb_cb(struct sk_buff *skb)
+{
+	return skb->cb;
 }

@@ -96,6 +96,10 @@ pub(crate) use raw::{
     rrxe_hrtimer_setup_soft, rrxe_hrtimer_start_soft, rrxe_ktime_get_ns, HRTIMER_NORESTART,
 };
 pub(crate) use raw::{
+    rrxe_cpu_online, rrxe_next_online_cpu, rrxe_queue_work_bh_on, rrxe_rxq_empty, rrxe_rxq_init,
+    rrxe_rxq_pop, rrxe_rxq_push, rrxe_skb_cb, rrxe_this_cpu, sk_buff_head,
+};
+pub(crate) use raw::{
     rrxe_dst_release, rrxe_init_net, rrxe_ip_local_out, rrxe_ip_select_ident,
     rrxe_net_loopback_dev, rrxe_netdev_has_addr, rrxe_netdev_ifindex, rrxe_netdev_is_loopback,
     rrxe_route4, rrxe_route6, rrxe_sk_user_data, rrxe_skb_alloc, rrxe_skb_consume, rrxe_skb_data,

@@ -1,27 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! The receive demultiplexer: what arrives on UDP port 4791, checked before
-//! any QP sees it (framing, ICRC, P_Key, destination QP, transport), then
-//! handed to the QP's responder or completer, or, for a multicast group, to
+//! The receive demultiplexer: what arrives on UDP port 4791, its framing,
+//! destination QP and transport checked, then handed to the QP, which
+//! checks the rest (ICRC, P_Key) on its home CPU
+//! ([`intake`](crate::transport::intake)) before its responder or
+//! completer sees it; or, for a multicast group, checked here and given to
 //! the responder of every QP attached to it. Runs in softirq context.
 
 use crate::{
-    ffi::{net::RxDatagram, rxe_abi::KernelCrc32},
+    ffi::net::RxDatagram,
     logic::{mcast::MULTICAST_QPN, qp_state::QpType},
-    proto::{
-        icrc::{self, IpHeader},
-        opcode::Transport,
-        packet::{parse_packet, Packet},
-    },
-    transport::resp::RxMeta,
+    proto::{opcode::Transport, packet::parse_packet},
+    transport::intake,
     transport::shared::Shared,
 };
-
-/// Whether a P_Key is the default partition's (full or limited member),
-/// the only one in rrxe's P_Key table.
-fn pkey_ok(pkey: u16) -> bool {
-    pkey & 0x7fff == 0x7fff
-}
 
 /// Whether packets of `transport` are for a QP of type `ty`.
 fn transport_matches(transport: Transport, ty: QpType) -> bool {
@@ -33,40 +25,27 @@ fn transport_matches(transport: Transport, ty: QpType) -> bool {
     )
 }
 
-/// Handles one datagram that arrived for device `dev`. Anything that
+/// Handles one datagram that arrived for device `dev`: finds its QP and
+/// hands it over ([`QpInner::arrive`](crate::transport::qp::QpInner::arrive)),
+/// which checks the rest (ICRC, P_Key) on the QP's home CPU. Anything that
 /// fails a check is dropped (and counted where rxe counts it).
-pub(crate) fn receive(dev: &Shared, dg: &RxDatagram) {
-    let ib = dg.payload();
-    let Ok(pkt) = parse_packet(ib) else {
+pub(crate) fn receive(dev: &Shared, dg: RxDatagram) {
+    let Ok(pkt) = parse_packet(dg.payload()) else {
         return;
     };
-    let Ok(ip) = IpHeader::from_slice(dg.ip_header()) else {
+    let (qpn, transport) = (pkt.headers.bth.dest_qpn, pkt.info().transport());
+    let bulk = intake::is_bulk(&dg, &pkt);
+    if qpn == MULTICAST_QPN {
+        receive_multicast(dev, &dg);
+        return;
+    }
+    let Some(qp) = dev.qps.get(qpn as usize) else {
         return;
     };
-    if icrc::verify::<KernelCrc32>(ip, dg.udp_header(), ib).is_err() {
+    if !transport_matches(transport, qp.ty) {
         return;
     }
-    let bth = &pkt.headers.bth;
-    if !pkey_ok(bth.pkey) {
-        return;
-    }
-    let meta = RxMeta {
-        src: dg.src(),
-        dst: dg.dst(),
-        ip_header: dg.ip_header(),
-        ndev: dg.netdev(),
-    };
-    if bth.dest_qpn == MULTICAST_QPN {
-        receive_multicast(dev, dg, &pkt, &meta);
-        return;
-    }
-    let Some(qp) = dev.qps.get(bth.dest_qpn as usize) else {
-        return;
-    };
-    if !transport_matches(pkt.info().transport(), qp.ty) {
-        return;
-    }
-    qp.receive(&pkt, &meta);
+    qp.arrive(dg, bulk);
 }
 
 /// A packet to the multicast QPN goes to every QP attached to the group
@@ -75,7 +54,11 @@ pub(crate) fn receive(dev: &Shared, dg: &RxDatagram) {
 /// takes it or not; a packet for no group (or to a unicast address) is
 /// dropped. Only UD QPs can be attached, so only UD packets are delivered;
 /// each QP checks its state and Q_Key as for any UD packet.
-fn receive_multicast(dev: &Shared, dg: &RxDatagram, pkt: &Packet<'_>, meta: &RxMeta<'_>) {
+fn receive_multicast(dev: &Shared, dg: &RxDatagram) {
+    let Some(pkt) = intake::checked(dg) else {
+        return;
+    };
+    let meta = intake::meta(dg);
     dev.counters.received(pkt.layout.total_len);
     if pkt.info().transport() != Transport::Ud {
         return;
@@ -84,6 +67,6 @@ fn receive_multicast(dev: &Shared, dg: &RxDatagram, pkt: &Packet<'_>, meta: &RxM
         return;
     };
     for qp in members.iter() {
-        qp.receive_multicast(pkt, meta);
+        qp.receive_multicast(&pkt, &meta);
     }
 }

@@ -68,7 +68,7 @@ impl TunnelRecv for Rx {
             None => None,
         };
         if let Some(dev) = dev {
-            demux::receive(&dev, &pkt);
+            demux::receive(&dev, pkt);
         }
     }
 }

@@ -25,7 +25,7 @@ use crate::{
         AhAttr, Event, Operations, PostError, QpAttr, QpHandle, QpInitAttr, RecvWrs, SendWrs,
         SignalType, Udata,
     },
-    ffi::net::SkbAccount,
+    ffi::net::{RxQueue, SkbAccount},
     ffi::rt::{self, SoftTimer},
     ffi::rxe_abi::{CreateQpResp, RecvWqe, SendWqe, Sge},
     logic::{
@@ -39,7 +39,10 @@ use crate::{
     queues::queue::SharedQueue,
     queues::srq::SrqInner,
     transport::dev_ctx::DevCtx,
-    transport::qp::{apply, check_attrs, initial_attr, QpInner, QpState_, RunOnce, MTU_RANGE},
+    transport::intake::RX_QUEUE_LEN,
+    transport::qp::{
+        apply, check_attrs, initial_attr, next_home, QpInner, QpState_, RunOnce, MTU_RANGE,
+    },
     transport::resp::RespState,
     transport::send::SendState,
 };
@@ -180,6 +183,10 @@ impl QpInner {
                     resp,
                     timer_armed: false,
                 }),
+                home: next_home(),
+                rxq <- RxQueue::new(RX_QUEUE_LEN),
+                rx_backlog: AtomicU32::new(0),
+                rx_task <- new_work!("rrxe_qp_rx"),
                 task <- new_work!("rrxe_qp_task"),
                 retransmit <- SoftTimer::new(),
                 rnr <- SoftTimer::new(),
@@ -328,6 +335,8 @@ impl QpInner {
         self.retransmit.cancel();
         self.rnr.cancel();
         rt::cancel_work_sync::<_, 0>(self);
+        rt::cancel_work_sync::<_, 3>(self);
+        self.rxq.purge();
         self.tx.close();
         // Released here, not with the last reference: their mmap entries
         // belong to the process's user context, which may go right after.

@@ -48,6 +48,14 @@ impl WorkItem<0> for QpInner {
     }
 }
 
+impl WorkItem<3> for QpInner {
+    type Pointer = Arc<QpInner>;
+
+    fn run(this: Arc<QpInner>) {
+        this.take_queued();
+    }
+}
+
 impl SoftTimerOwner<1> for QpInner {
     fn soft_timer(&self) -> &SoftTimer<Self, 1> {
         &self.retransmit
@@ -71,9 +79,14 @@ impl SoftTimerOwner<2> for QpInner {
 /// The data path.
 impl QpInner {
     /// Runs the requester (and READ responses) now, unless another CPU is
-    /// already running them, in which case that one goes round again. A
-    /// long run leaves the rest to the work queue.
+    /// already running them, in which case that one goes round again, or
+    /// the QP streams and this is not its home CPU, which then runs them.
+    /// A long run leaves the rest to the work item.
     pub(crate) fn kick(self: &Arc<Self>) {
+        if !self.runs_here() && self.streaming() {
+            self.schedule();
+            return;
+        }
         if !self.runner.try_start() {
             return;
         }
@@ -93,6 +106,14 @@ impl QpInner {
                 return;
             }
         }
+    }
+
+    /// Whether the SQ holds more than one WQE: the QP streams, and sends
+    /// from its home CPU, beside the peer's receive work. A lone WQE (a
+    /// ping-pong's) is sent at once wherever it was posted: handing it
+    /// over would add an IPI to every round trip.
+    pub(in crate::transport) fn streaming(&self) -> bool {
+        self.sq.lock().as_ref().is_some_and(|sq| sq.count() > 1)
     }
 
     /// One pass under the locks: completions, requests, READ responses.
@@ -186,7 +207,8 @@ impl QpInner {
         }
     }
 
-    /// A packet for this QP, from the receive path (softirq).
+    /// A packet for this QP, from the receive path (softirq, on the home
+    /// CPU: [`QpInner::arrive`]).
     pub(crate) fn receive(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>) {
         self.deliver(pkt, meta, true);
     }

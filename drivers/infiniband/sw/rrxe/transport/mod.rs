@@ -53,6 +53,7 @@ pub(crate) mod control;
 pub(crate) mod dev_ctx;
 pub(crate) mod engine;
 pub(crate) mod flush;
+pub(crate) mod intake;
 pub(crate) mod mcast;
 pub(crate) mod qp;
 pub(crate) mod resp;

@@ -13,6 +13,7 @@ mod netns;
 mod notifier;
 mod pernet;
 mod route;
+mod rx_queue;
 mod skb;
 // The abstraction is complete; rrxe does not use every part of it.
 #[expect(dead_code)]
@@ -25,5 +26,6 @@ pub(crate) use netns::Net;
 pub(crate) use notifier::{NetdevEvent, NetdevEvents, NetdevNotifier};
 pub(crate) use pernet::{Pernet, PernetEvents};
 pub(crate) use route::send_udp;
+pub(crate) use rx_queue::RxQueue;
 pub(crate) use skb::{SkBuff, SkbAccount, SkbOwner};
 pub(crate) use udp_tunnel::{RxDatagram, TunnelRecv, UdpTunnel};

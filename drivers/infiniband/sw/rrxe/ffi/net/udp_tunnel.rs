@@ -195,6 +195,60 @@ impl RxDatagram {
     }
 }
 
+/// What describes a datagram besides its buffer: what a datagram waiting
+/// in an [`RxQueue`](super::RxQueue) keeps in its buffer's control block
+/// (`skb->cb`, 48 bytes, 8-aligned).
+#[repr(C)]
+pub(super) struct Stash {
+    dev: NetDevRef,
+    ip: *const u8,
+    ip_len: usize,
+    udp: *const u8,
+    payload_len: usize,
+    v6: bool,
+}
+
+const _: () = assert!(core::mem::size_of::<Stash>() <= 48 && core::mem::align_of::<Stash>() <= 8);
+
+impl RxDatagram {
+    /// Takes the datagram apart: its buffer (whose reference the caller
+    /// now owns) and the rest.
+    pub(super) fn into_parts(self) -> (NonNull<sys::sk_buff>, Stash) {
+        let me = core::mem::ManuallyDrop::new(self);
+        // SAFETY: `me` is never used or dropped again, so the device
+        // reference moves out exactly once.
+        let dev = unsafe { core::ptr::read(&me.dev) };
+        let stash = Stash {
+            dev,
+            ip: me.ip,
+            ip_len: me.ip_len,
+            udp: me.udp,
+            payload_len: me.payload_len,
+            v6: me.v6,
+        };
+        (me.skb, stash)
+    }
+
+    /// Puts a datagram together again.
+    ///
+    /// # Safety
+    ///
+    /// `skb` and `stash` come from one [`Self::into_parts`], and the
+    /// buffer's data was not changed since.
+    pub(super) unsafe fn from_parts(skb: NonNull<sys::sk_buff>, stash: Stash) -> Self {
+        // INVARIANT: as when the datagram was made, by the caller's promise.
+        Self {
+            skb,
+            dev: stash.dev,
+            ip: stash.ip,
+            ip_len: stash.ip_len,
+            udp: stash.udp,
+            payload_len: stash.payload_len,
+            v6: stash.v6,
+        }
+    }
+}
+
 impl Drop for RxDatagram {
     fn drop(&mut self) {
         // SAFETY: by the type invariants we own a reference on the buffer.

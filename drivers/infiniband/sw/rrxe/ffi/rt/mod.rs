@@ -1,16 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Runtime helpers missing from the kernel crate: flushing and cancelling
-//! work items, the monotonic clock, soft hrtimers owned through
+//! work items (and queueing them on one CPU's BH queue), CPUs, the
+//! monotonic clock, soft hrtimers owned through
 //! an `Arc`, and random numbers. Written to be independent of rrxe, like `net/`.
 
+pub(crate) mod cpu;
 pub(crate) mod time;
 pub(crate) mod timer;
 pub(crate) mod work;
 
+pub(crate) use cpu::{cpu_online, next_online_cpu, this_cpu};
 pub(crate) use time::now_ns;
 pub(crate) use timer::{SoftTimer, SoftTimerOwner};
-pub(crate) use work::cancel_work_sync;
+pub(crate) use work::{cancel_work_sync, enqueue_bh_on};
 
 /// The kernel's `crc32_le`: feeds `data` into the raw CRC-32 register
 /// `crc` (no inversion), with the fastest implementation the CPU has.

@@ -9,7 +9,7 @@
 use crate::ffi::sys;
 use kernel::{
     sync::Arc,
-    workqueue::{HasWork, Work, WorkItem},
+    workqueue::{HasWork, RawWorkItem, Work, WorkItem},
 };
 
 /// The `work_struct` of the work item `ID` embedded in `obj`.
@@ -52,6 +52,27 @@ where
         drop(unsafe { Arc::from_raw(core::ptr::from_ref(obj)) });
     }
     was_pending
+}
+
+/// Queues the work item `ID` of `this` on CPU `cpu`'s bottom-half queue
+/// (`system_bh_wq`; an IPI when `cpu` is another): it runs there in
+/// softirq context. Returns `false` if it was queued already (the clone
+/// given is then dropped). Any context; `cpu` must be online.
+pub(crate) fn enqueue_bh_on<T, const ID: u64>(cpu: u32, this: Arc<T>) -> bool
+where
+    T: HasWork<T, ID> + WorkItem<ID, Pointer = Arc<T>> + Send + Sync + 'static,
+{
+    // SAFETY: the closure returns `false` only when the item is queued
+    // already, as `__enqueue` requires; `queue_work_on` uses the pointer,
+    // which `__enqueue` keeps valid until the item has run. `T` is `Send`
+    // and `'static`, so it may run on another CPU at any later time.
+    let r = unsafe {
+        this.__enqueue(|work| {
+            // CAST: the kernel crate's `work_struct` and ours are the same C struct.
+            sys::rrxe_queue_work_bh_on(cpu, work.cast())
+        })
+    };
+    r.is_ok()
 }
 
 // The drop-in build names its suites apart (crate::names).

@@ -16,20 +16,23 @@
 use super::inner::QpInner;
 use crate::{
     ffi::net::{SkbAccount, SkbOwner},
-    ffi::rt::SoftTimer,
+    ffi::rt::{self, SoftTimer},
     logic::flow::{skbs_may_resume, skbs_must_pause},
 };
+use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::{
     impl_has_work,
     sync::{Arc, ArcBorrow},
-    workqueue,
 };
 
 /// The work a QP defers (see [`QpInner::defer`]); delays in nanoseconds.
 #[derive(Clone, Copy)]
 pub(in crate::transport) enum Deferred {
-    /// The requester's run, from the work queue.
+    /// The requester's run, on the home CPU.
     Run,
+    /// The run of the received datagrams' queue, on the home CPU or, if
+    /// the caller is there, the next one (see [`QpInner::rx_cpu`]).
+    Rx,
     /// The retransmit timer.
     Retransmit(u64),
     /// The end of an RNR wait.
@@ -66,6 +69,18 @@ impl SkbOwner for QpInner {
 
 impl_has_work! {
     impl HasWork<Self, 0> for QpInner { self.task }
+    impl HasWork<Self, 3> for QpInner { self.rx_task }
+}
+
+/// The home CPU of the next QP (see [`QpInner::home`]): the online CPUs
+/// in turn.
+pub(in crate::transport) fn next_home() -> u32 {
+    static LAST: AtomicU32 = AtomicU32::new(u32::MAX);
+    // Two QPs created at once may get the same CPU: only the spread
+    // matters.
+    let cpu = rt::next_online_cpu(LAST.load(Ordering::Relaxed));
+    LAST.store(cpu, Ordering::Relaxed);
+    cpu
 }
 
 /// The gate of deferred work.
@@ -77,12 +92,16 @@ impl QpInner {
         if !*open {
             return;
         }
+        // An item already queued keeps its place; the clone comes back and
+        // is dropped (never the last reference: `self` is one).
         match what {
             Deferred::Run => {
-                // An item already queued keeps its place; the clone comes
-                // back and is dropped (never the last reference: `self` is
-                // one).
-                let _ = workqueue::system_unbound().enqueue::<Arc<QpInner>, 0>(self.clone());
+                rt::enqueue_bh_on::<_, 0>(self.home_cpu(), self.clone());
+            }
+            Deferred::Rx => {
+                // Queued already (on this or another CPU): that run takes
+                // what was just queued.
+                rt::enqueue_bh_on::<_, 3>(self.rx_cpu(), self.clone());
             }
             Deferred::Retransmit(ns) => SoftTimer::<_, 1>::arm(self, ns, slack(ns)),
             Deferred::RnrWait(ns) => SoftTimer::<_, 2>::arm(self, ns, slack(ns)),
@@ -90,7 +109,41 @@ impl QpInner {
         drop(open);
     }
 
-    /// Runs the requester later, from the work queue.
+    /// Where the home CPU's work goes: the home CPU, or this one while
+    /// the home CPU is offline.
+    fn home_cpu(&self) -> u32 {
+        if rt::cpu_online(self.home) {
+            self.home
+        } else {
+            rt::this_cpu()
+        }
+    }
+
+    /// Where the queue of received datagrams is taken: the home CPU, but
+    /// never the caller's while another is online. Bulk is queued by the
+    /// CPU it arrived on, which is the sender's when the sender is local
+    /// (a veth peer delivers on the sending CPU): taking it there would
+    /// put both sides' per-byte work on one CPU, whatever the homes.
+    fn rx_cpu(&self) -> u32 {
+        let here = rt::this_cpu();
+        let home = self.home_cpu();
+        if home != here {
+            home
+        } else {
+            rt::next_online_cpu(here)
+        }
+    }
+
+    /// Whether the caller runs on the QP's home CPU (or it is offline):
+    /// then the data path may run here and now. A hint where preemption
+    /// is on; the run-once flags keep the data path on one CPU at a time
+    /// whatever it says.
+    pub(in crate::transport) fn runs_here(&self) -> bool {
+        let cpu = rt::this_cpu();
+        cpu == self.home || !rt::cpu_online(self.home)
+    }
+
+    /// Runs the requester later, on the home CPU (bottom-half work).
     pub(crate) fn schedule(self: &Arc<Self>) {
         self.defer(Deferred::Run);
     }

@@ -12,7 +12,7 @@
 use super::{run_once::RunOnce, state::QpState_};
 use crate::{
     ffi::ib::{QpCap, QpHandle},
-    ffi::net::SkbAccount,
+    ffi::net::{RxQueue, SkbAccount},
     ffi::rt::SoftTimer,
     logic::qp_state::QpType,
     queues::cq::CqInner,
@@ -80,7 +80,23 @@ pub(crate) struct QpInner {
     /// The control and data-path state ([`QpState_`]).
     #[pin]
     pub(in crate::transport) state: SpinLockIrq<QpState_>,
-    /// The requester/READ-responder run, when it continues later.
+    /// The CPU the QP's data path runs on: the requester, completer and
+    /// responder run there, and work arriving elsewhere (a post, a packet,
+    /// a timer) is handed to it (`transport::intake`). Chosen round robin
+    /// among the online CPUs at creation, so that QPs spread over CPUs.
+    pub(in crate::transport) home: u32,
+    /// Received datagrams waiting for the home CPU.
+    #[pin]
+    pub(in crate::transport) rxq: RxQueue,
+    /// Datagrams queued in `rxq` or being taken from it: while not zero,
+    /// a datagram arriving is queued behind them, never taken at once, so
+    /// that the QP takes its datagrams in order.
+    pub(in crate::transport) rx_backlog: AtomicU32,
+    /// The run of `rxq`, bottom-half work on the home CPU.
+    #[pin]
+    pub(in crate::transport) rx_task: Work<QpInner, 3>,
+    /// The requester/READ-responder run, when it continues later:
+    /// bottom-half work on the home CPU.
     #[pin]
     pub(in crate::transport) task: Work<QpInner, 0>,
     /// The retransmit timer (softirq, nanoseconds).
@@ -89,7 +105,7 @@ pub(crate) struct QpInner {
     /// The end of an RNR wait (softirq, nanoseconds).
     #[pin]
     pub(in crate::transport) rnr: SoftTimer<QpInner, 2>,
-    /// Whether `task`, `retransmit` and `rnr` may still be queued: every
+    /// Whether `task`, `rx_task`, `retransmit` and `rnr` may still be queued: every
     /// queueing happens under this lock and only while it says so, and
     /// `destroy` closes it before cancelling them. So once `destroy`
     /// returns, no work item or timer holds the QP (see design.rst,

@@ -40,7 +40,7 @@ mod state;
 
 pub(in crate::transport) use self::{
     attr::{apply, check_attrs, initial_attr, MTU_RANGE},
-    deferred::Deferred,
+    deferred::{next_home, Deferred},
     run_once::RunOnce,
 };
 pub(crate) use self::{

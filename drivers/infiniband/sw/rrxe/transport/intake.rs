@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! Where received datagrams enter a QP: on the QP's home CPU.
+//!
+//! Each QP has a home CPU (chosen round robin at creation), where its
+//! requester, completer and responder run, so that a host's QPs spread
+//! over its CPUs and the two ends of a connection on one host work on two
+//! CPUs. A datagram received on the home CPU, with none waiting before it,
+//! is taken at once; one received elsewhere (a veth peer delivers on the
+//! sending CPU) waits in the QP's bounded queue, and the QP's bottom-half
+//! work runs the queue on the home CPU. The checks that read the whole
+//! packet (the ICRC) run there too, so that each side's per-byte work
+//! stays on its side's CPU.
+
+use crate::{
+    ffi::{net::RxDatagram, rxe_abi::KernelCrc32},
+    proto::{
+        icrc::{self, IpHeader},
+        opcode::Opcode,
+        packet::{parse_packet, Packet},
+    },
+    transport::qp::{Deferred, QpInner},
+    transport::resp::RxMeta,
+};
+use core::sync::atomic::Ordering;
+use kernel::sync::Arc;
+
+/// Datagrams a QP's queue holds at most: about two windows of a
+/// connection's packets. Beyond, they are dropped, as by a full NIC ring
+/// (RC retransmits).
+pub(crate) const RX_QUEUE_LEN: u32 = 256;
+
+/// Datagrams one run of the queue takes before it yields the CPU (and
+/// queues itself again).
+const RX_BUDGET: u32 = 32;
+
+/// Datagrams with less UDP payload than this (ACKs, small messages) are
+/// taken on the CPU they arrive on when nothing waits before them: their
+/// work is short, and handing them over would cost a round trip's worth
+/// of latency (an IPI, and under a hypervisor often a wakeup of an idle
+/// CPU). Bulk data goes to the home CPU, where its ICRC and copy run
+/// beside the sender's.
+const STEER_MIN_BYTES: usize = 256;
+
+/// Whether a datagram's work is bulk, for another CPU than the one it
+/// arrived on: a payload of [`STEER_MIN_BYTES`] or more, or an RDMA READ
+/// request for that much (the responder's answer is the bulk).
+pub(crate) fn is_bulk(dg: &RxDatagram, pkt: &Packet<'_>) -> bool {
+    let big = |n: usize| n >= STEER_MIN_BYTES;
+    big(dg.payload().len())
+        || (pkt.opcode() == Opcode::RcRdmaReadRequest
+            && pkt
+                .headers
+                .reth
+                .is_some_and(|r| big(usize::try_from(r.len).unwrap_or(usize::MAX))))
+}
+
+/// Whether a P_Key is the default partition's (full or limited member),
+/// the only one in rrxe's P_Key table.
+fn pkey_ok(pkey: u16) -> bool {
+    pkey & 0x7fff == 0x7fff
+}
+
+/// The packet of a datagram, if it parses, its ICRC is right and its
+/// P_Key is ours; anything else is dropped.
+pub(crate) fn checked(dg: &RxDatagram) -> Option<Packet<'_>> {
+    let ib = dg.payload();
+    let pkt = parse_packet(ib).ok()?;
+    let ip = IpHeader::from_slice(dg.ip_header()).ok()?;
+    icrc::verify::<KernelCrc32>(ip, dg.udp_header(), ib).ok()?;
+    pkey_ok(pkt.headers.bth.pkey).then_some(pkt)
+}
+
+/// What the responder and completer learn of a datagram besides its packet.
+pub(crate) fn meta(dg: &RxDatagram) -> RxMeta<'_> {
+    RxMeta {
+        src: dg.src(),
+        dst: dg.dst(),
+        ip_header: dg.ip_header(),
+        ndev: dg.netdev(),
+    }
+}
+
+impl QpInner {
+    /// A datagram for this QP from the receive path (softirq, any CPU).
+    /// Nothing overtakes a datagram that waits or is being taken
+    /// (`rx_backlog`):
+    /// taken now if nothing waits before it, it is small ([`is_bulk`]) and
+    /// this is the home CPU or the QP does not stream (its SQ holds at most
+    /// one WQE: an ACK of a stream is taken home, beside the requester it
+    /// opens the window for); else queued, bulk for another CPU than this
+    /// one ([`QpInner::rx_cpu`](crate::transport::qp::QpInner)).
+    pub(crate) fn arrive(self: &Arc<Self>, dg: RxDatagram, bulk: bool) {
+        let here = !bulk && (self.runs_here() || !self.streaming());
+        if here && self.rx_backlog.load(Ordering::Acquire) == 0 {
+            self.take(&dg);
+            return;
+        }
+        // Counted before it can be seen in the queue, so that nothing
+        // overtakes it.
+        self.rx_backlog.fetch_add(1, Ordering::AcqRel);
+        if self.rxq.push(dg).is_ok() {
+            self.defer(Deferred::Rx);
+        } else {
+            // A full queue drops the datagram (freed by `push`'s caller
+            // here, as the error drops).
+            self.rx_backlog.fetch_sub(1, Ordering::AcqRel);
+        }
+    }
+
+    /// The home CPU's run of the queue (bottom-half work).
+    pub(crate) fn take_queued(self: &Arc<Self>) {
+        for _ in 0..RX_BUDGET {
+            let Some(dg) = self.rxq.pop() else {
+                return;
+            };
+            self.take(&dg);
+            drop(dg);
+            self.rx_backlog.fetch_sub(1, Ordering::AcqRel);
+        }
+        if !self.rxq.is_empty() {
+            self.defer(Deferred::Rx);
+        }
+    }
+
+    /// Checks a datagram and hands its packet to the completer or
+    /// responder.
+    fn take(self: &Arc<Self>, dg: &RxDatagram) {
+        if let Some(pkt) = checked(dg) {
+            self.receive(&pkt, &meta(dg));
+        }
+    }
+}
