@@ -28,18 +28,13 @@ pub(crate) trait TunnelRecv: Send + Sync + 'static {
 ///
 /// - `skb` is a valid `sk_buff` of which this object owns one reference; its
 ///   data is linear and only read while this object exists.
-/// - `ip` points to `ip_len` bytes, and `udp` to `UDP_HLEN + payload_len`
+/// - In `d`, `ip` points to `ip_len` bytes, and `udp` to `UDP_HLEN + payload_len`
 ///   bytes, inside that data: a whole IPv4 header (`ip_len` >= 20) or the
 ///   fixed IPv6 header (`ip_len` == 40, `v6`), and the UDP header whose
 ///   length field is `UDP_HLEN + payload_len`, followed by its payload.
 pub(crate) struct RxDatagram {
     skb: NonNull<sys::sk_buff>,
-    dev: NetDevRef,
-    ip: *const u8,
-    ip_len: usize,
-    udp: *const u8,
-    payload_len: usize,
-    v6: bool,
+    d: Stash,
 }
 
 // SAFETY: the buffer is owned and only read, and a received `sk_buff` may be
@@ -84,12 +79,14 @@ impl RxDatagram {
         Some(Self {
             // SAFETY: `skb` is valid, hence not null.
             skb: unsafe { NonNull::new_unchecked(skb) },
-            dev,
-            ip: view.net,
-            ip_len,
-            udp: view.data,
-            payload_len,
-            v6,
+            d: Stash {
+                dev,
+                ip: view.net,
+                ip_len,
+                udp: view.data,
+                payload_len,
+                v6,
+            },
         })
     }
 
@@ -124,7 +121,7 @@ impl RxDatagram {
 
     /// The device the datagram arrived on (`skb->dev`).
     pub(crate) fn netdev(&self) -> &NetDev {
-        &self.dev
+        &self.d.dev
     }
 
     /// The whole IPv4 header (options included) or the fixed 40-byte IPv6
@@ -132,32 +129,32 @@ impl RxDatagram {
     pub(crate) fn ip_header(&self) -> &[u8] {
         // SAFETY: by the type invariants `ip_len` bytes at `ip` are readable
         // while `self` lives.
-        unsafe { core::slice::from_raw_parts(self.ip, self.ip_len) }
+        unsafe { core::slice::from_raw_parts(self.d.ip, self.d.ip_len) }
     }
 
     /// The UDP header.
     pub(crate) fn udp_header(&self) -> &[u8; UDP_HLEN] {
         // SAFETY: by the type invariants the UDP header's bytes are readable
         // while `self` lives; `[u8; N]` has alignment 1.
-        unsafe { &*self.udp.cast::<[u8; UDP_HLEN]>() }
+        unsafe { &*self.d.udp.cast::<[u8; UDP_HLEN]>() }
     }
 
     /// The UDP payload: exactly the UDP length minus the header.
     pub(crate) fn payload(&self) -> &[u8] {
         // SAFETY: by the type invariants `payload_len` bytes follow the UDP
         // header and are readable while `self` lives.
-        unsafe { core::slice::from_raw_parts(self.udp.add(UDP_HLEN), self.payload_len) }
+        unsafe { core::slice::from_raw_parts(self.d.udp.add(UDP_HLEN), self.d.payload_len) }
     }
 
     /// Whether the datagram came over IPv6.
     pub(crate) fn is_v6(&self) -> bool {
-        self.v6
+        self.d.v6
     }
 
     /// An address of the IP header, at `v4_at` (IPv4) or `v6_at` (IPv6).
     fn addr(&self, v4_at: usize, v6_at: usize) -> IpAddr {
         let ip = self.ip_header();
-        if self.v6 {
+        if self.d.v6 {
             let mut a = IpAddr::default();
             if let Some(bytes) = ip.get(v6_at..v6_at + 16) {
                 a.0.copy_from_slice(bytes);
@@ -195,8 +192,9 @@ impl RxDatagram {
     }
 }
 
-/// What describes a datagram besides its buffer: what a datagram waiting
-/// in an [`RxQueue`](super::RxQueue) keeps in its buffer's control block
+/// What describes a datagram besides its buffer (the fields of the type
+/// invariants of [`RxDatagram`]): what a datagram waiting in an
+/// [`RxQueue`](super::RxQueue) keeps in its buffer's control block
 /// (`skb->cb`, 48 bytes, 8-aligned).
 #[repr(C)]
 pub(super) struct Stash {
@@ -215,18 +213,9 @@ impl RxDatagram {
     /// now owns) and the rest.
     pub(super) fn into_parts(self) -> (NonNull<sys::sk_buff>, Stash) {
         let me = core::mem::ManuallyDrop::new(self);
-        // SAFETY: `me` is never used or dropped again, so the device
-        // reference moves out exactly once.
-        let dev = unsafe { core::ptr::read(&me.dev) };
-        let stash = Stash {
-            dev,
-            ip: me.ip,
-            ip_len: me.ip_len,
-            udp: me.udp,
-            payload_len: me.payload_len,
-            v6: me.v6,
-        };
-        (me.skb, stash)
+        // SAFETY: `me` is never used or dropped again, so its description
+        // (and the device reference in it) moves out exactly once.
+        (me.skb, unsafe { core::ptr::read(&me.d) })
     }
 
     /// Puts a datagram together again.
@@ -237,15 +226,7 @@ impl RxDatagram {
     /// buffer's data was not changed since.
     pub(super) unsafe fn from_parts(skb: NonNull<sys::sk_buff>, stash: Stash) -> Self {
         // INVARIANT: as when the datagram was made, by the caller's promise.
-        Self {
-            skb,
-            dev: stash.dev,
-            ip: stash.ip,
-            ip_len: stash.ip_len,
-            udp: stash.udp,
-            payload_len: stash.payload_len,
-            v6: stash.v6,
-        }
+        Self { skb, d: stash }
     }
 }
 
