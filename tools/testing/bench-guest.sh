@@ -116,12 +116,18 @@ run_row() {
 	echo "BENCH|$name|$d|$v|$unit"
 }
 
-for r in "${rows[@]}"; do
-	name=${r%%|*}
-	rest=${r#*|}
+# parse_row ROW: sets name, unit and cmd (the perftest command line, with
+# -n or -D added) from an entry of `rows`.
+parse_row() {
+	local rest=${1#*|}
+	name=${1%%|*}
 	unit=${rest%%|*}
 	read -ra cmd <<<"${rest#*|}"
 	if [ "$unit" = usec ]; then cmd+=(-n "$lat_iters"); else cmd+=(-D "$secs"); fi
+}
+
+for r in "${rows[@]}"; do
+	parse_row "$r"
 	for ((i = 0; i < repeat; i++)); do
 		order="rxe rrxe"
 		((i % 2)) && order="rrxe rxe"
@@ -138,11 +144,7 @@ if [ -n "${RRXE_BENCH_PERF:-}" ]; then
 	export LD_LIBRARY_PATH=$RRXE_BENCH_PERF_DIR/usr/lib/x86_64-linux-gnu
 	mkdir -p "$RRXE_BENCH_PERF"
 	for r in "${rows[@]}"; do
-		name=${r%%|*}
-		rest=${r#*|}
-		unit=${rest%%|*}
-		read -ra cmd <<<"${rest#*|}"
-		if [ "$unit" = usec ]; then cmd+=(-n "$lat_iters"); else cmd+=(-D "$secs"); fi
+		parse_row "$r"
 		for d in rxe rrxe; do
 			f=$RRXE_BENCH_PERF/$(echo "$d-$name" | tr ' ' _)
 			# perf cannot write its data over 9p ("Bad address"): /tmp.
