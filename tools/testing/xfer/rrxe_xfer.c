@@ -110,6 +110,11 @@ struct side {
 	union ibv_gid gid;
 	enum ibv_mtu mtu;
 	uint8_t max_rd_atomic;
+	/* The server's TCP connection to its client, watched while waiting for
+	 * completions: a client that failed and exited sends nothing more, and
+	 * without this the server would wait for its messages until the alarm
+	 * (-1: none). */
+	int peer;
 };
 
 static const char *phase = "setup";
@@ -528,11 +533,17 @@ static const char *op_name(enum ibv_wc_opcode op)
  */
 static void wait_wc(struct side *s, struct ibv_wc *wc)
 {
+	int watch_peer = s->peer >= 0;
+
 	for (;;) {
 		int n = ibv_poll_cq(s->cq, 1, wc);
-		struct pollfd pfd = { .fd = s->ch->fd, .events = POLLIN };
+		struct pollfd pfd[2] = {
+			{ .fd = s->ch->fd, .events = POLLIN },
+			{ .fd = watch_peer ? s->peer : -1, .events = POLLIN },
+		};
 		struct ibv_cq *ev_cq;
 		void *ev_ctx;
+		char b;
 
 		if (n < 0)
 			fail("ibv_poll_cq: %d", n);
@@ -543,12 +554,20 @@ static void wait_wc(struct side *s, struct ibv_wc *wc)
 		n = ibv_poll_cq(s->cq, 1, wc);
 		if (n == 1)
 			break;
-		if (poll(&pfd, 1, 1000) < 0 && errno != EINTR)
+		if (poll(pfd, 2, 1000) < 0 && errno != EINTR)
 			fail("poll: %s", strerror(errno));
-		if (pfd.revents & POLLIN) {
+		if (pfd[0].revents & POLLIN) {
 			if (ibv_get_cq_event(s->ch, &ev_cq, &ev_ctx))
 				fail("ibv_get_cq_event");
 			ibv_ack_cq_events(ev_cq, 1);
+		}
+		if (pfd[1].revents) {
+			/* End of stream or an error: the client is gone. Data
+			 * (not sent by this protocol while a completion is
+			 * awaited) is left for recv_byte. */
+			if (recv(s->peer, &b, 1, MSG_PEEK | MSG_DONTWAIT) <= 0)
+				fail("the client left while the server waited for a completion");
+			watch_peer = 0;
 		}
 	}
 }
@@ -1084,6 +1103,7 @@ static int server(struct side *s, const char *port)
 
 	phase = "waiting for the client";
 	fd = tcp_server(port);
+	s->peer = fd;
 	xfer_all(fd, &peer, sizeof(peer), 0);
 	if (memcmp(peer.magic, MAGIC, 8))
 		fail("the client speaks another protocol");
@@ -1208,7 +1228,7 @@ int main(int argc, char **argv)
 	unsigned int ops = OP_WRITE | OP_READ | OP_SEND;
 	int gidx = -1, opt, rc;
 	uint8_t qp_timeout = 16;
-	struct side s = { 0 };
+	struct side s = { .peer = -1 };
 
 	while ((opt = getopt(argc, argv, "d:g:p:t:b:s:o:T:h")) != -1) {
 		switch (opt) {
