@@ -35,6 +35,7 @@ mod deferred;
 mod drain;
 mod effects;
 mod inner;
+mod report;
 mod run_once;
 mod state;
 
@@ -47,5 +48,6 @@ pub(crate) use self::{
     ctx::QpCtx,
     effects::Effects,
     inner::{QpInner, RrxeQp},
+    report::QpFile,
     state::QpState_,
 };
