@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# What rrxe shows of itself in debugfs (Documentation/usage.rst,
-# "Observing a device"): /sys/kernel/debug/rrxe/DEV/qpN, one file per QP
+# What rrxe shows of itself (Documentation/usage.rst, "Observing a
+# device"): in debugfs, /sys/kernel/debug/rrxe/DEV/qpN, one file per QP
 # with its live state, made with the QP and removed with it; the device's
-# directory with the device, the module's with the module.
+# directory with the device, the module's with the module. In the kernel
+# log, a line when the data path puts a QP into ERR, naming the cause.
 #
 # Reading the files while their QPs come and go is the lifetime check: a
 # reader holds the QP through its file, and destroying the QP removes the
@@ -28,10 +29,10 @@ check "the GSI QP's file (qp1)" sh -c "grep -q '^qp 1 Gsi Rts' $dir/qp1"
 
 t0=$SECONDS
 # An RC ping-pong long enough to be read mid-flight.
-ibv_rc_pingpong -d obs0 -g "$gid" -n 200 >/tmp/pp.server 2>&1 &
+ibv_rc_pingpong -d obs0 -g "$gid" -n 500 >/tmp/pp.server 2>&1 &
 srv=$!
 wait_for 20 sh -c "grep -q ':4853 00000000:0000 0A' /proc/net/tcp /proc/net/tcp6"
-ibv_rc_pingpong -d obs0 -g "$gid" -n 200 198.18.0.1 >/tmp/pp.client 2>&1 &
+ibv_rc_pingpong -d obs0 -g "$gid" -n 500 198.18.0.1 >/tmp/pp.client 2>&1 &
 cli=$!
 seen=
 for _ in $(seq 100); do
@@ -44,13 +45,16 @@ for _ in $(seq 100); do
 done
 check "two RC QPs in RTS, each with a file" test -n "$seen"
 f=$(grep -l '^qp [0-9]* Rc Rts' $dir/qp* 2>/dev/null | head -1)
+# One read, kept: the ping-pong may end (and its files go) meanwhile.
+cat "$f" >/tmp/qpfile 2>/dev/null
 echo "# $f:"
-sed 's/^/#   /' "$f" 2>/dev/null
+sed 's/^/#   /' /tmp/qpfile
 check "a QP's file: path, queues, timer, requester and responder" \
-	sh -c "grep -q 'dest qp [0-9]* sport [0-9]* mtu 1024 home cpu' $f &&
-		grep -q '^queues: sq [0-9]*/[0-9]* rq [0-9]*/[0-9]*' $f &&
-		grep -q '^timer: timeout' $f && grep -q '^send: psn 0x' $f &&
-		grep -q '^send: retry left 7 rnr left 7' $f && grep -q '^resp: psn 0x' $f"
+	sh -c "grep -q 'dest qp [0-9]* sport [0-9]* mtu 1024 home cpu' /tmp/qpfile &&
+		grep -q '^queues: sq [0-9]*/[0-9]* rq [0-9]*/[0-9]*' /tmp/qpfile &&
+		grep -q '^timer: timeout' /tmp/qpfile && grep -q '^send: psn 0x' /tmp/qpfile &&
+		grep -q '^send: retry left 7 rnr left 7' /tmp/qpfile &&
+		grep -q '^resp: psn 0x' /tmp/qpfile"
 # Readers all along while the ping-pong ends and its QPs go.
 reader() {
 	while kill -0 "$cli" 2>/dev/null || kill -0 "$srv" 2>/dev/null; do
@@ -102,6 +106,13 @@ check "60 QPs made and destroyed under two readers" test "$rc" = 0
 check "... and no file of theirs is left" sh -c "[ \"\$(ls $dir)\" = qp1 ]"
 
 echo "# the QPs took $((SECONDS - t0)) s"
+
+# A QP the data path puts into ERR says why in the kernel log: an RC QP
+# sending to a QP number nobody has runs out of retries.
+check "a QP's retries run out (RETRY_EXC_ERR)" python3 "$RRXE_TOP/tools/testing/qp_error.py" obs0 "$gid"
+line=$(dmesg | grep -m1 'enters ERR: a send WQE completed with')
+echo "# ${line#*] }"
+check "its entry into ERR is logged, with the cause" test -n "$line"
 check "rdma link delete obs0" rdma link delete obs0
 check "the device's directory goes with it" wait_for 5 sh -c "! test -e $dir"
 check "rmmod rrxe" rmmod rrxe

@@ -46,7 +46,7 @@ pub(in crate::transport) use self::{
 };
 pub(crate) use self::{
     ctx::QpCtx,
-    effects::Effects,
+    effects::{Effects, ErrCause},
     inner::{QpInner, RrxeQp},
     report::QpFile,
     state::QpState_,

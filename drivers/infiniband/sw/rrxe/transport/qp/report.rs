@@ -9,11 +9,19 @@
 //! QP's state, then the send and receive queues, never two at once) and
 //! formats nothing under them: a reader (debugfs, `verbs::debugfs`) only
 //! makes the data path wait for a few copies.
+//!
+//! And the one kernel log line of the data path: a QP it puts into ERR
+//! says why ([`QpInner::log_error`]), at most ten lines every five
+//! seconds for the whole module, since the peer or the process can cause
+//! them at will.
 
-use super::inner::QpInner;
+use super::{effects::ErrCause, inner::QpInner};
 use crate::{
     ffi::rt,
-    logic::qp_state::{QpState, QpType},
+    logic::{
+        qp_state::{QpState, QpType},
+        ratelimit::RateLimit,
+    },
     queues::queue::SharedQueue,
     transport::{resp::state::RespReport, send::state::SendReport},
 };
@@ -106,6 +114,54 @@ impl QpInner {
             srq: self.has_srq,
             send,
             resp,
+        }
+    }
+}
+
+/// The log lines of QPs entering ERR, all QPs together.
+static ERR_LOG: RateLimit = RateLimit::new(5_000_000_000, 10);
+
+impl QpInner {
+    /// The data path put the QP into ERR for `cause`: one line in the
+    /// kernel log (rate-limited), naming the QP, its netdev and the cause.
+    pub(crate) fn log_error(&self, cause: ErrCause) {
+        let Some(missed) = ERR_LOG.allow(rt::now_ns()) else {
+            return;
+        };
+        let port = self.dev.port.lock();
+        let ndev = port.netdev.as_ref().map_or(c"(gone)", |n| n.name());
+        pr_info!(
+            "qp {} ({:?}) on {} enters ERR: {}{}\n",
+            self.qpn,
+            self.ty,
+            ndev,
+            Because(cause),
+            Missed(missed)
+        );
+    }
+}
+
+/// An [`ErrCause`] in words.
+struct Because(ErrCause);
+
+impl kernel::fmt::Display for Because {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            ErrCause::SendWc(s) => write!(f, "a send WQE completed with {s:?}"),
+            ErrCause::RecvWc(s) => write!(f, "a receive WQE completed with {s:?}"),
+            ErrCause::NakSent(c) => write!(f, "it answered a request with NAK {c:?}"),
+        }
+    }
+}
+
+/// How many lines the rate limit left out before this one, if any.
+struct Missed(u32);
+
+impl kernel::fmt::Display for Missed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            0 => Ok(()),
+            n => write!(f, " ({n} such lines left out before)"),
         }
     }
 }
