@@ -68,7 +68,7 @@ impl LinkOps for RrxeLink {
         let dev = Unregistered::new(
             crate::this_module(),
             &params,
-            RrxeDevice::new(id, shared.clone(), guid),
+            RrxeDevice::new(id, shared.clone(), guid, registry::debugfs_dir(name)),
         )?;
         // The device's drop detaches it again, whatever happens next.
         if let Err(e) = tunnel::attach(&shared, ndev) {

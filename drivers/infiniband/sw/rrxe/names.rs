@@ -29,6 +29,8 @@ mod this {
     /// drop-in the normal build (C `rdma_rxe` cannot be loaded next to a
     /// module of its own name).
     pub(crate) const OTHER: &str = "rdma_rxe";
+    /// The module's directory in debugfs (`verbs::debugfs`).
+    pub(crate) const DEBUGFS: &CStr = c"rrxe";
 }
 
 #[cfg(dropin)]
@@ -41,6 +43,8 @@ mod this {
     pub(crate) const LINK_TYPE: &CStr = c"rxe";
     /// See the normal build's.
     pub(crate) const OTHER: &str = "rrxe";
+    /// See the normal build's.
+    pub(crate) const DEBUGFS: &CStr = c"rdma_rxe";
 }
 
 pub(crate) use this::*;

@@ -9,9 +9,9 @@ use crate::{
     ffi::ib::DeviceHandle,
     ffi::net::{Net, NetDev, PernetEvents},
     transport::shared::Shared,
-    verbs::device::RrxeDevice,
+    verbs::{debugfs, device::RrxeDevice},
 };
-use kernel::{prelude::*, sync::Arc};
+use kernel::{debugfs::Dir, prelude::*, sync::Arc};
 
 /// One device.
 pub(crate) struct Entry {
@@ -26,10 +26,13 @@ pub(crate) struct Entry {
     pub(crate) handle: DeviceHandle<RrxeDevice>,
 }
 
-/// All devices, and the next id.
+/// All devices, the next id, and the module's debugfs directory.
 pub(crate) struct Registry {
     next_id: u64,
     entries: KVec<Entry>,
+    /// Where each device makes its own (`verbs::debugfs`); removed by the
+    /// [`Sweeper`] once every device is gone.
+    debugfs: Option<Dir>,
 }
 
 kernel::sync::global_lock! {
@@ -37,6 +40,7 @@ kernel::sync::global_lock! {
     pub(crate) unsafe(uninit) static REGISTRY: Mutex<Registry> = Registry {
         next_id: 1,
         entries: KVec::new(),
+        debugfs: None,
     };
 }
 
@@ -47,6 +51,16 @@ kernel::sync::global_lock! {
 pub(crate) fn init() {
     // SAFETY: called exactly once, from module init, before any other use.
     unsafe { REGISTRY.init() };
+    REGISTRY.lock().debugfs = Some(debugfs::root());
+}
+
+/// The debugfs directory of a new device named `name`.
+pub(crate) fn debugfs_dir(name: &CStr) -> Option<Dir> {
+    REGISTRY
+        .lock()
+        .debugfs
+        .as_ref()
+        .map(|root| root.subdir(name))
 }
 
 /// A fresh device id.
@@ -161,5 +175,7 @@ impl Drop for Sweeper {
                 None => break,
             }
         }
+        let root = REGISTRY.lock().debugfs.take();
+        drop(root);
     }
 }

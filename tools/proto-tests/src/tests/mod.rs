@@ -19,6 +19,7 @@ mod packet;
 mod psn;
 mod qp_state;
 mod queue;
+mod ratelimit;
 mod resp;
 mod ring;
 mod segment;

@@ -163,6 +163,11 @@ impl RetryBudget {
         Self(count)
     }
 
+    /// The retries left (7: forever).
+    pub(crate) const fn left(&self) -> u8 {
+        self.0
+    }
+
     /// Spends one retry; `false`, and nothing spent, when none is left.
     pub(crate) fn spend(&mut self) -> bool {
         if self.0 == 0 {

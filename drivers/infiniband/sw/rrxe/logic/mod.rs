@@ -45,6 +45,7 @@ pub(crate) mod mr;
 pub(crate) mod mw;
 pub(crate) mod qp_state;
 pub(crate) mod queue;
+pub(crate) mod ratelimit;
 pub(crate) mod resp;
 pub(crate) mod ring;
 pub(crate) mod segment;

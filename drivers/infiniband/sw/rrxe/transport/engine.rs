@@ -202,7 +202,10 @@ impl QpInner {
         if fx.sq_drained {
             self.handle.event(Event::SqDrained);
         }
-        if fx.enter_error {
+        if let Some(cause) = fx.enter_error {
+            if fx.newly_in_error {
+                self.log_error(cause);
+            }
             self.flush();
         }
     }

@@ -11,6 +11,7 @@ use crate::{
     registry, rx::tunnel, transport::shared::Shared,
 };
 use kernel::{
+    debugfs::Dir,
     new_mutex, new_spinlock,
     prelude::*,
     sync::{Arc, Mutex, SpinLock},
@@ -40,11 +41,19 @@ pub(crate) struct RrxeDevice {
     pub(super) pds: ObjectCount,
     /// The CQs, counted against `MAX_CQ`.
     pub(super) cqs: ObjectCount,
+    /// The device's debugfs directory, where its QPs' files go (none if it
+    /// could not be made).
+    pub(super) debugfs: Option<Dir>,
 }
 
 impl RrxeDevice {
     /// The initialiser for the data of a new device.
-    pub(crate) fn new(id: u64, shared: Arc<Shared>, guid: u64) -> impl PinInit<Self, Error> {
+    pub(crate) fn new(
+        id: u64,
+        shared: Arc<Shared>,
+        guid: u64,
+        debugfs: Option<Dir>,
+    ) -> impl PinInit<Self, Error> {
         try_pin_init!(Self {
             id,
             shared,
@@ -55,6 +64,7 @@ impl RrxeDevice {
             next_qpn: RoundRobin::new(),
             pds: ObjectCount::new(),
             cqs: ObjectCount::new(),
+            debugfs,
         })
     }
 

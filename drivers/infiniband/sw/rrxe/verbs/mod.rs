@@ -6,6 +6,7 @@
 //! [`queues`] (CQs, SRQs), [`qp`] and [`mem`] (MRs, MWs). Kernel consumers'
 //! work requests are written into the rings by [`crate::queues::post`].
 
+pub(crate) mod debugfs;
 pub(crate) mod device;
 mod mem;
 mod ops;

@@ -4,7 +4,7 @@
 //! and destruction, multicast attachment; the rest goes to the QP itself
 //! ([`crate::transport::control`]).
 
-use super::device::RrxeDevice;
+use super::{debugfs, device::RrxeDevice};
 use crate::{
     dev::params,
     ffi::ib::{IbDevice, PostError, Qp, QpAttr, QpBinding, QpInitAttr, RecvWrs, SendWrs, Udata},
@@ -74,7 +74,17 @@ pub(super) fn create_qp(
     };
     let inner = dev.insert_qp(|qpn| QpInner::new(qpn, init, links, udata), gsi)?;
     let qpn = inner.qpn();
-    Ok((RrxeQp { inner }, qpn))
+    let debugfs = dev
+        .debugfs
+        .as_ref()
+        .and_then(|dir| debugfs::qp_file(dir, &inner));
+    Ok((
+        RrxeQp {
+            inner,
+            _debugfs: debugfs,
+        },
+        qpn,
+    ))
 }
 
 /// `Operations::modify_qp`: a QP state transition and attributes.

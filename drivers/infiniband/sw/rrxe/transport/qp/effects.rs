@@ -30,14 +30,30 @@
 //! 4. queueing the retransmit timer, then the end of an RNR wait;
 //! 5. SQ drained (`IB_EVENT_SQ_DRAINED`);
 //! 6. the flush into ERR, last: the consumer hears of the completions the
-//!    pass posted before the flush completes the rest in error.
+//!    pass posted before the flush completes the rest in error; a QP that
+//!    was not in ERR before logs why (rate-limited, [`ErrCause`]).
 
 use super::state::QpState_;
 use crate::{
-    logic::qp_state::QpState,
+    logic::{qp_state::QpState, wc::WcStatus},
+    proto::headers::NakCode,
     queues::{cq::Posted, srq::Taken},
     transport::xmit::Outbox,
 };
+
+/// Why the data path puts a QP into ERR: what the kernel log line says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ErrCause {
+    /// A send WQE completed in error (retries exhausted, a NAK received,
+    /// a local protection or length error...).
+    SendWc(WcStatus),
+    /// A receive WQE completed in error.
+    RecvWc(WcStatus),
+    /// The responder answered a request with a NAK that ends the
+    /// connection (IBA class C or D: invalid request, remote access or
+    /// operational error).
+    NakSent(NakCode),
+}
 
 /// The effects of one pass under a QP's lock: recorded by the roles, then
 /// settled against the state under the lock and carried out after it.
@@ -59,8 +75,11 @@ pub(crate) struct Effects {
     /// A completion on the receive CQ asks for its handler.
     pub(in crate::transport) notify_recv: bool,
     /// The QP is to enter ERR and be flushed (a failed completion, a
-    /// class C or D NAK sent).
-    pub(in crate::transport) enter_error: bool,
+    /// class C or D NAK sent): the first cause the pass found.
+    pub(in crate::transport) enter_error: Option<ErrCause>,
+    /// Once settled: the QP was not in ERR before this pass put it there
+    /// (what is worth a log line).
+    pub(in crate::transport) newly_in_error: bool,
     /// An RC request went out: the retransmit timer is to run (asked by
     /// the requester; [`settle`](Self::settle) turns it into
     /// `retransmit_in`).
@@ -85,7 +104,8 @@ impl Effects {
             recv_cq_overflows: 0,
             notify_send: false,
             notify_recv: false,
-            enter_error: false,
+            enter_error: None,
+            newly_in_error: false,
             arm_retransmit: false,
             retransmit_in: None,
             rnr_delay_us: None,
@@ -119,15 +139,15 @@ impl Effects {
     }
 
     /// The QP is to enter ERR: a completion failed, or the responder sent
-    /// a NAK that ends the connection.
-    pub(crate) fn enter_error(&mut self) {
-        self.enter_error = true;
+    /// a NAK that ends the connection (`cause`; the first one is kept).
+    pub(crate) fn enter_error(&mut self, cause: ErrCause) {
+        self.enter_error.get_or_insert(cause);
     }
 
     /// Whether this pass decided the QP enters ERR (the requester then
     /// sends nothing more in it).
     pub(crate) fn enters_error(&self) -> bool {
-        self.enter_error
+        self.enter_error.is_some()
     }
 
     /// An RC request went out: the retransmit timer must run.
@@ -165,7 +185,8 @@ impl Effects {
             }
         }
         self.sq_drained = self.sq_drained && st.attr.get().en_sqd_async_notify != 0;
-        if self.enter_error {
+        if self.enter_error.is_some() {
+            self.newly_in_error = st.state != QpState::Err;
             st.state = QpState::Err;
         }
     }

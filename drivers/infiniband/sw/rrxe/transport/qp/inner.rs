@@ -127,6 +127,9 @@ pub(crate) struct QpInner {
 pub(crate) struct RrxeQp {
     /// The QP, which the QP table and the data path share.
     pub(crate) inner: Arc<QpInner>,
+    /// Its debugfs file (`verbs::debugfs`), which holds it too: removed
+    /// with this, when the core frees the QP after `destroy_qp`.
+    pub(crate) _debugfs: Option<super::report::QpFile>,
 }
 
 impl QpInner {

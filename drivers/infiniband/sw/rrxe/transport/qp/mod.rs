@@ -35,6 +35,7 @@ mod deferred;
 mod drain;
 mod effects;
 mod inner;
+mod report;
 mod run_once;
 mod state;
 
@@ -45,7 +46,8 @@ pub(in crate::transport) use self::{
 };
 pub(crate) use self::{
     ctx::QpCtx,
-    effects::Effects,
+    effects::{Effects, ErrCause},
     inner::{QpInner, RrxeQp},
+    report::QpFile,
     state::QpState_,
 };

@@ -28,7 +28,7 @@ use crate::{
         packet::Packet,
     },
     queues::queue::SharedQueue,
-    transport::qp::{Effects, QpCtx, QpState_},
+    transport::qp::{Effects, ErrCause, QpCtx, QpState_},
 };
 
 /// How a request ends for the requester.
@@ -86,7 +86,7 @@ pub(super) fn on_rc(
             send_ack(st, ndev, out, psn, Syndrome::Nak(code));
             // Class C/D errors: the responder's QP goes to the error state.
             if code != NakCode::PsnSequenceError {
-                fx.enter_error();
+                fx.enter_error(ErrCause::NakSent(code));
             }
         }
         Answer::Rnr => {

@@ -21,7 +21,7 @@ use crate::{
     proto::packet::Packet,
     queues::cq::Completion,
     queues::queue::SharedQueue,
-    transport::qp::{Effects, QpCtx, QpState_},
+    transport::qp::{Effects, ErrCause, QpCtx, QpState_},
 };
 
 /// Takes a receive WQE for the message starting now: the oldest of the
@@ -162,7 +162,7 @@ pub(super) fn post_recv_completion(
     solicited: bool,
 ) {
     if c.status != WcStatus::Success {
-        fx.enter_error();
+        fx.enter_error(ErrCause::RecvWc(c.status));
     }
     release_recv(ctx, st, fx, rq, c, solicited);
 }

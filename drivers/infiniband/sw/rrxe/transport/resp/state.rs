@@ -15,6 +15,7 @@ use crate::{
     logic::{resp::ReadReq, ring::FixedRing},
     proto::{headers::Syndrome, psn::Psn},
 };
+use core::fmt;
 use kernel::prelude::*;
 
 /// The message being received.
@@ -89,6 +90,52 @@ impl Resource {
     }
 }
 
+/// A copy of a QP's responder state, for a report (debugfs): taken under
+/// the QP's lock, printed after it.
+#[derive(Clone, Copy)]
+pub(crate) struct RespReport {
+    psn: Psn,
+    msn: u32,
+    nak_sent: bool,
+    cur: InProgress,
+    have_recv: bool,
+    recv_from_srq: bool,
+    recv_offset: u32,
+    resources: usize,
+    deferred: Option<(Psn, Syndrome)>,
+    reads_pending: bool,
+}
+
+impl fmt::Display for RespReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "resp: psn {:#08x} msn {} nak sent {} resources {} reads pending {}",
+            self.psn.get(),
+            self.msn & 0xff_ffff,
+            self.nak_sent,
+            self.resources,
+            self.reads_pending
+        )?;
+        match self.cur {
+            InProgress::None => write!(f, "resp: between messages")?,
+            InProgress::Send => write!(f, "resp: in a SEND, {} bytes placed", self.recv_offset)?,
+            InProgress::Write { len, resid, .. } => {
+                write!(f, "resp: in an RDMA WRITE of {len} bytes, {resid} to go")?
+            }
+            InProgress::Drop => write!(f, "resp: dropping the rest of a UC message")?,
+        }
+        if self.have_recv {
+            let from = if self.recv_from_srq { "SRQ" } else { "RQ" };
+            write!(f, "; a receive WQE from the {from} in use")?;
+        }
+        if let Some((psn, syndrome)) = self.deferred {
+            write!(f, "; held back: {syndrome:?} for psn {:#08x}", psn.get())?;
+        }
+        writeln!(f)
+    }
+}
+
 /// The responder's state, under the QP's lock.
 pub(crate) struct RespState {
     /// The next PSN expected.
@@ -142,6 +189,22 @@ impl RespState {
             deferred: None,
             reads_pending: false,
         })
+    }
+
+    /// A copy of the state for a report.
+    pub(crate) fn report(&self) -> RespReport {
+        RespReport {
+            psn: self.psn,
+            msn: self.msn,
+            nak_sent: self.nak_sent,
+            cur: self.cur,
+            have_recv: self.have_recv,
+            recv_from_srq: self.recv_from_srq,
+            recv_offset: self.recv_offset,
+            resources: self.res.len(),
+            deferred: self.deferred,
+            reads_pending: self.reads_pending,
+        }
     }
 
     /// Whether READ responses (or answers behind them) still wait to be

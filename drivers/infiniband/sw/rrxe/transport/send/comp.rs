@@ -27,7 +27,7 @@ use crate::{
     },
     queues::cq::Completion,
     queues::queue::SharedQueue,
-    transport::qp::{Effects, QpCtx, QpState_},
+    transport::qp::{Effects, ErrCause, QpCtx, QpState_},
 };
 
 /// Handles a response packet for this RC QP (the caller checked the QP
@@ -335,7 +335,7 @@ pub(crate) fn complete_done(
             fx.send_completed(ctx.send_cq.post_quiet(&c, ctx.handle));
         }
         if failed {
-            fx.enter_error();
+            fx.enter_error(ErrCause::SendWc(status));
             break;
         }
     }

@@ -18,6 +18,7 @@ use crate::{
     },
     proto::psn::Psn,
 };
+use core::fmt;
 use kernel::prelude::*;
 
 /// The send state of a QP, which the requester and the completer share,
@@ -58,6 +59,55 @@ pub(crate) struct SendState {
     /// One SQ element, copied out of the ring to be decoded: a scratch
     /// buffer of the requester and the completer, which no rule guards.
     pub(super) slot: KVec<u8>,
+}
+
+/// A copy of a QP's send state, for a report (debugfs): taken under the
+/// QP's lock, printed after it.
+#[derive(Clone, Copy)]
+pub(crate) struct SendReport {
+    psn: Psn,
+    acked: Psn,
+    flights: usize,
+    cursor: usize,
+    pkt: u32,
+    noack: u32,
+    retry_left: u8,
+    rnr_left: u8,
+    rnr_wait: bool,
+    retry_started: bool,
+    /// Nanoseconds since the last forward progress.
+    idle_ns: u64,
+    window: u32,
+    timeouts: u8,
+    rd_atomic: u32,
+}
+
+impl fmt::Display for SendReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "send: psn {:#08x} acked {:#08x} unacked {} window {}",
+            self.psn.get(),
+            self.acked.get(),
+            self.acked.distance(self.psn),
+            self.window
+        )?;
+        writeln!(
+            f,
+            "send: flights {} cursor {} packet {} since ack request {} rd_atomic {}",
+            self.flights, self.cursor, self.pkt, self.noack, self.rd_atomic
+        )?;
+        writeln!(
+            f,
+            "send: retry left {} rnr left {} rnr wait {} retry started {} timeouts {} idle {} us",
+            self.retry_left,
+            self.rnr_left,
+            self.rnr_wait,
+            self.retry_started,
+            self.timeouts,
+            self.idle_ns / 1000
+        )
+    }
 }
 
 /// What an answer acknowledged ([`SendState::acknowledge`]).
@@ -124,6 +174,26 @@ impl SendState {
     pub(crate) fn set_sq_psn(&mut self, psn: Psn) {
         self.psn = psn;
         self.acked = self.psn;
+    }
+
+    /// A copy of the state for a report, `now` being the QP clock.
+    pub(crate) fn report(&self, now: u64) -> SendReport {
+        SendReport {
+            psn: self.psn,
+            acked: self.acked,
+            flights: self.flights.len(),
+            cursor: self.cursor,
+            pkt: self.pkt,
+            noack: self.noack,
+            retry_left: self.retry_left.left(),
+            rnr_left: self.rnr_left.left(),
+            rnr_wait: self.rnr_wait,
+            retry_started: self.retry_started,
+            idle_ns: now.saturating_sub(self.progress),
+            window: self.window.limit(),
+            timeouts: self.timeouts,
+            rd_atomic: self.rd_atomic,
+        }
     }
 
     /// The PSN of the next new request (what `query_qp` reports as

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# What rrxe shows of itself (Documentation/usage.rst, "Observing a
+# device"): in debugfs, /sys/kernel/debug/rrxe/DEV/qpN, one file per QP
+# with its live state, made with the QP and removed with it; the device's
+# directory with the device, the module's with the module. In the kernel
+# log, a line when the data path puts a QP into ERR, naming the cause.
+#
+# Reading the files while their QPs come and go is the lifetime check: a
+# reader holds the QP through its file, and destroying the QP removes the
+# file first (waiting for the reader), so neither a KASAN report nor a
+# QP left over may follow. One device on a veth in the initial namespace
+# talks to its own address (rrxe sends those packets through the IP stack).
+. "$RRXE_TOP/tools/testing/lib.sh"
+
+dbg=/sys/kernel/debug/rrxe
+dir=$dbg/obs0
+mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+
+veth_pair
+ip link set lo up
+load_rrxe
+check "the module's debugfs directory" test -d $dbg
+check "rdma link add obs0" rdma link add obs0 type rrxe netdev a0
+check "port ACTIVE" port_active obs0
+gid=$(roce_v2_ipv4_gid obs0)
+check "the device's directory" test -d $dir
+check "the GSI QP's file (qp1)" sh -c "grep -q '^qp 1 Gsi Rts' $dir/qp1"
+
+t0=$SECONDS
+# An RC ping-pong long enough to be read mid-flight.
+ibv_rc_pingpong -d obs0 -g "$gid" -n 500 >/tmp/pp.server 2>&1 &
+srv=$!
+wait_for 20 sh -c "grep -q ':4853 00000000:0000 0A' /proc/net/tcp /proc/net/tcp6"
+ibv_rc_pingpong -d obs0 -g "$gid" -n 500 198.18.0.1 >/tmp/pp.client 2>&1 &
+cli=$!
+seen=
+for _ in $(seq 100); do
+	n=$(grep -l '^qp [0-9]* Rc Rts' $dir/qp* 2>/dev/null | wc -l)
+	if [ "$n" -ge 2 ]; then
+		seen=1
+		break
+	fi
+	sleep 0.1
+done
+check "two RC QPs in RTS, each with a file" test -n "$seen"
+f=$(grep -l '^qp [0-9]* Rc Rts' $dir/qp* 2>/dev/null | head -1)
+# One read, kept: the ping-pong may end (and its files go) meanwhile.
+cat "$f" >/tmp/qpfile 2>/dev/null
+echo "# $f:"
+sed 's/^/#   /' /tmp/qpfile
+check "a QP's file: path, queues, timer, requester and responder" \
+	sh -c "grep -q 'dest qp [0-9]* sport [0-9]* mtu 1024 home cpu' /tmp/qpfile &&
+		grep -q '^queues: sq [0-9]*/[0-9]* rq [0-9]*/[0-9]*' /tmp/qpfile &&
+		grep -q '^timer: timeout' /tmp/qpfile && grep -q '^send: psn 0x' /tmp/qpfile &&
+		grep -q '^send: retry left 7 rnr left 7' /tmp/qpfile &&
+		grep -q '^resp: psn 0x' /tmp/qpfile"
+# Readers all along while the ping-pong ends and its QPs go.
+reader() {
+	while kill -0 "$cli" 2>/dev/null || kill -0 "$srv" 2>/dev/null; do
+		cat $dir/qp* >/dev/null 2>&1
+		sleep 0.01
+	done
+}
+reader &
+r1=$!
+reader &
+r2=$!
+wait "$cli"
+rc=$?
+wait "$srv"
+check "the ping-pong completes" test "$rc" = 0
+wait "$r1" "$r2"
+check "only the GSI QP's file is left" sh -c "[ \"\$(ls $dir)\" = qp1 ]"
+
+echo "# the ping-pong took $((SECONDS - t0)) s"
+t0=$SECONDS
+# QPs made and destroyed under readers, many times over (rdma-core's
+# create/destroy through the verbs of python3-pyverbs).
+python3 - obs0 <<'PY' &
+import sys
+from pyverbs.device import Context
+from pyverbs.pd import PD
+from pyverbs.cq import CQ
+from pyverbs.qp import QP, QPInitAttr, QPCap
+from pyverbs.libibverbs_enums import ibv_qp_type
+ctx = Context(name=sys.argv[1])
+pd = PD(ctx)
+cq = CQ(ctx, 16)
+for i in range(20):
+    qps = [QP(pd, QPInitAttr(qp_type=t, scq=cq, rcq=cq, cap=QPCap(4, 4, 1, 1)))
+           for t in (ibv_qp_type.IBV_QPT_RC, ibv_qp_type.IBV_QPT_UC, ibv_qp_type.IBV_QPT_UD)]
+    for q in qps:
+        q.close()
+PY
+maker=$!
+cli=$maker srv=$maker
+reader &
+r1=$!
+reader &
+r2=$!
+wait "$maker"
+rc=$?
+wait "$r1" "$r2"
+check "60 QPs made and destroyed under two readers" test "$rc" = 0
+check "... and no file of theirs is left" sh -c "[ \"\$(ls $dir)\" = qp1 ]"
+
+echo "# the QPs took $((SECONDS - t0)) s"
+
+# A QP the data path puts into ERR says why in the kernel log: an RC QP
+# sending to a QP number nobody has runs out of retries.
+check "a QP's retries run out (RETRY_EXC_ERR)" python3 "$RRXE_TOP/tools/testing/qp_error.py" obs0 "$gid"
+line=$(dmesg | grep -m1 'enters ERR: a send WQE completed with')
+echo "# ${line#*] }"
+check "its entry into ERR is logged, with the cause" test -n "$line"
+check "rdma link delete obs0" rdma link delete obs0
+check "the device's directory goes with it" wait_for 5 sh -c "! test -e $dir"
+check "rmmod rrxe" rmmod rrxe
+check "the module's directory goes with it" sh -c "! test -e $dbg"
+ip link del a0
+finish
