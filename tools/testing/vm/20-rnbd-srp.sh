@@ -67,12 +67,14 @@ record() {
 	return 1
 }
 
-# have_modules MODULE...: all exist in the kernel; says which do not.
+# have_modules ULP MODULE...: all exist in the kernel; if not, ULP's cases
+# are skipped, and say why.
 have_modules() {
-	local m missing=()
+	local ulp=$1 m missing=()
+	shift
 	for m; do modinfo -n "$m" >/dev/null 2>&1 || missing+=("$m"); done
 	[ ${#missing[@]} = 0 ] && return 0
-	echo "# skipped: the kernel has no ${missing[*]}"
+	echo "# $drv: $ulp skipped: the kernel has no ${missing[*]}"
 	return 1
 }
 
@@ -123,7 +125,7 @@ rnbd_unload() { modprobe -r rnbd_client rtrs_client rnbd_server rtrs_server rtrs
 # was set up is taken down.
 rnbd_cases() {
 	local drv=$1 ok=1
-	have_modules rnbd_server rnbd_client null_blk || return 0
+	have_modules rnbd rnbd_server rnbd_client null_blk || return 0
 	BLK=
 	record $drv "rnbd: server listens (rnbd_server, port $RNBD_PORT)" rnbd_server_up &&
 		record $drv "rnbd: client maps the server's null_blk (rnbd_client)" rnbd_map &&
@@ -143,10 +145,12 @@ rnbd_cases() {
 # --- SRP
 # The target port: the device's port by its GUID name (the interface ID of
 # GID 0, xxxx:xxxx:xxxx:xxxx, as blktests names a RoCE port), one TPG with
-# LUN 0 on an iblock backstore of /dev/nullb0, and an ACL for the
-# initiator. An rdma_cm login's session is named after the address it came
-# to (srpt_rdma_cm_req_recv), the device's own here, so that is the ACL's
-# name. ib_srpt listens on rdma_cm once discovery_auth/rdma_cm_port is set.
+# LUN 0 on an iblock backstore of /dev/nullb0 (not the rd_mcp ramdisk: the
+# null_blk is what on_target reads back), and an ACL for the initiator. An
+# rdma_cm login's session is named after the source address of the
+# target's new rdma_cm ID (srpt_rdma_cm_req_recv), the device's own here,
+# so that is the ACL's name. ib_srpt listens on rdma_cm once
+# discovery_auth/rdma_cm_port is set.
 SRP_TPORT=
 srp_target_up() {
 	local gid tp core=$lio/core/iblock_0/nullb0
@@ -214,7 +218,7 @@ srp_initiator_unload() { modprobe -r ib_srp scsi_transport_srp; }
 # LIO taken apart in the reverse order, whatever part of it exists, then
 # the modules.
 srp_target_down() {
-	local tp=$lio/srpt/$SRP_TPORT/$SRP_TPORT core=$lio/core/iblock_0/nullb0
+	local tp=$lio/srpt/$SRP_TPORT/$SRP_TPORT core=$lio/core/iblock_0/nullb0 m
 	if [ -n "$SRP_TPORT" ] && [ -d "$tp" ]; then
 		echo 0 >"$tp/enable"
 		rm -f "$tp/acls/$ADDR/lun_0/lun_0"
@@ -240,7 +244,7 @@ srp_target_down() {
 # set up is taken down.
 srp_cases() {
 	local drv=$1 ok=1 p
-	have_modules ib_srpt ib_srp target_core_mod target_core_iblock null_blk || return 0
+	have_modules SRP ib_srpt ib_srp target_core_mod target_core_iblock null_blk || return 0
 	BLK='' SRP_HOST='' SRP_TPORT=''
 	record $drv "SRP: target listens (LIO, ib_srpt, rdma_cm port $SRP_PORT)" srp_target_up &&
 		record $drv "SRP: initiator logs in over rdma_cm, LUN 0 a SCSI disk (ib_srp)" srp_login &&
