@@ -742,6 +742,110 @@ static void frwr_send_inv(struct frwr *f)
 	      "frwr: nothing written through the invalidated rkey");
 }
 
+/*
+ * More local operations posted at once than the requester keeps started
+ * WQEs (128): REG_MR, then LOCAL_INV and REG_MR under the next key, 100
+ * times, in one chain, unsignaled but the last (rtrs_server posts 512
+ * REG_MRs before a SEND at each login). Each is done as it starts and no
+ * answer is due for any: the last must still complete, and so must a
+ * SEND posted after them. rrxe once stopped after the first 128, the rest
+ * waiting for an unrelated packet.
+ */
+#define BURST_PAIRS 100
+#define BURST_WRS (1 + 2 * BURST_PAIRS)
+
+static void test_local_op_burst(struct env *e)
+{
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC, .sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = BURST_WRS + 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+	struct ib_sge rsge = { .addr = (u64)(uintptr_t)e->buf + 4096, .length = 64,
+			       .lkey = e->pd->local_dma_lkey };
+	struct ib_sge sge = { .addr = (u64)(uintptr_t)e->buf, .length = 16,
+			      .lkey = e->pd->local_dma_lkey };
+	struct ib_recv_wr rwr = { .wr_id = 2, .sg_list = &rsge, .num_sge = 1 };
+	struct ib_send_wr send = { .wr_id = 3, .opcode = IB_WR_SEND, .sg_list = &sge,
+				   .num_sge = 1, .send_flags = IB_SEND_SIGNALED };
+	const struct ib_recv_wr *rbad = NULL;
+	const struct ib_send_wr *bad = NULL;
+	struct ib_reg_wr *reg = NULL;
+	struct ib_send_wr *inv = NULL;
+	struct scatterlist sg;
+	struct ib_mr *mr = NULL;
+	struct ib_qp *qp = NULL;
+	struct ib_cq *cq;
+	struct ib_wc wc[2] = {};
+	u32 key;
+	int i, n, ret;
+
+	cq = ib_alloc_cq(e->ibdev, NULL, 8, 0, IB_POLL_DIRECT);
+	CHECK(!IS_ERR(cq), "burst: a CQ (%ld)", (long)PTR_ERR_OR_ZERO(cq));
+	if (IS_ERR(cq))
+		return;
+	init.send_cq = init.recv_cq = cq;
+	reg = kcalloc(BURST_PAIRS + 1, sizeof(*reg), GFP_KERNEL);
+	inv = kcalloc(BURST_PAIRS, sizeof(*inv), GFP_KERNEL);
+	qp = ib_create_qp(e->pd, &init);
+	CHECK(reg && inv && !IS_ERR(qp), "burst: an RC QP of %d send WRs (%ld)", BURST_WRS + 1,
+	      (long)PTR_ERR_OR_ZERO(qp));
+	if (!reg || !inv || IS_ERR(qp))
+		goto out;
+	ret = rc_to_rts(e, qp);
+	CHECK(!ret, "burst: QP %#x connected to itself (%d)", qp->qp_num, ret);
+	mr = ib_alloc_mr(e->pd, IB_MR_TYPE_MEM_REG, 1);
+	CHECK(!IS_ERR(mr), "burst: a fast MR (%ld)", (long)PTR_ERR_OR_ZERO(mr));
+	if (ret || IS_ERR(mr))
+		goto out;
+	sg_init_one(&sg, e->buf + 2 * PAGE_SIZE, PAGE_SIZE);
+	n = ib_dma_map_sg(e->ibdev, &sg, 1, DMA_BIDIRECTIONAL);
+	CHECK(n == 1 && ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE) == 1, "burst: one page mapped");
+	if (n != 1)
+		goto out;
+	/* Chained in posting order: REG_MR, then (LOCAL_INV, REG_MR) pairs. */
+	key = mr->rkey;
+	for (i = 0; i <= BURST_PAIRS; i++) {
+		if (i) {
+			inv[i - 1] = (struct ib_send_wr){ .wr_id = 100, .opcode = IB_WR_LOCAL_INV,
+							  .ex.invalidate_rkey = key };
+			reg[i - 1].wr.next = &inv[i - 1];
+			inv[i - 1].next = &reg[i].wr;
+			key = ib_inc_rkey(key);
+		}
+		reg[i].wr.wr_id = 100;
+		reg[i].wr.opcode = IB_WR_REG_MR;
+		reg[i].mr = mr;
+		reg[i].key = key;
+		reg[i].access = IB_ACCESS_LOCAL_WRITE;
+	}
+	reg[BURST_PAIRS].wr.wr_id = 1;
+	reg[BURST_PAIRS].wr.send_flags = IB_SEND_SIGNALED;
+	ret = ib_post_recv(qp, &rwr, &rbad) ?: ib_post_send(qp, &reg[0].wr, &bad);
+	CHECK(!ret, "burst: %d local operations posted in one chain (%d)", BURST_WRS, ret);
+	if (ret)
+		goto unmap;
+	n = poll_n_for(cq, wc, 1, FRWR_WAIT_MS);
+	CHECK(n == 1 && wc[0].wr_id == 1 && wc[0].status == IB_WC_SUCCESS &&
+	      wc[0].opcode == IB_WC_REG_MR,
+	      "burst: the last of %d local operations completes (%d, wr_id %llu, status %d)",
+	      BURST_WRS, n, wc[0].wr_id, wc[0].status);
+	ib_update_fast_reg_key(mr, key & 0xff);
+	ret = ib_post_send(qp, &send, &bad);
+	n = ret ? 0 : poll_n_for(cq, wc, 2, FRWR_WAIT_MS);
+	CHECK(n == 2, "burst: a SEND after them arrives and completes (%d, %d)", ret, n);
+unmap:
+	ib_dma_unmap_sg(e->ibdev, &sg, 1, DMA_BIDIRECTIONAL);
+out:
+	if (!IS_ERR_OR_NULL(mr))
+		ib_dereg_mr(mr);
+	if (!IS_ERR_OR_NULL(qp))
+		ib_destroy_qp(qp);
+	kfree(inv);
+	kfree(reg);
+	ib_free_cq(cq);
+}
+
 static void test_frwr(struct env *e)
 {
 	struct frwr f = { .e = e };
@@ -1198,6 +1302,7 @@ static void run(struct ib_device *ibdev)
 		test_send(&e);
 		test_fast_reg(&e);
 		test_frwr(&e);
+		test_local_op_burst(&e);
 		test_inv_other_pd(&e);
 		test_ud_ah_srq(&e);
 		test_other_pd(&e);

@@ -7,7 +7,10 @@
 # checks move data between two RC QPs of the device as NVMe-oF and
 # NFS/RDMA do (REG_MR, WRITE and READ through the registered rkey,
 # LOCAL_INV and a new key, SEND_WITH_INV, a WRITE with the invalidated
-# rkey refused). It runs on rdma_rxe and on rrxe; every check must pass
+# rkey refused), and its "burst" checks post 201 local operations (REG_MR,
+# then LOCAL_INV and REG_MR again, as rtrs does at each login) in one
+# chain, more than rrxe's requester keeps started, which must all complete
+# and a SEND after them. It runs on rdma_rxe and on rrxe; every check must pass
 # on both. Its security cases (SEND_WITH_INV naming another PD's fast
 # MR, LOCAL_INV of another PD's fast MR, a UD send through another PD's
 # AH) must give the outcome expected of rrxe; rdma_rxe's is printed next

@@ -33,7 +33,8 @@ use crate::{
 pub(crate) enum ReqEnd {
     /// Nothing more to send now.
     Idle,
-    /// The outbox is full; more may be sent.
+    /// The outbox is full, or every flight slot is taken and the oldest
+    /// is done; more may be sent once it is retired.
     More,
 }
 
@@ -136,6 +137,15 @@ pub(crate) fn step(
             return ReqEnd::Idle;
         }
         if st.send.caught_up() && !start_next(ctx, st, sq) {
+            // Every flight slot taken, the oldest flight done (local
+            // operations end as they start): the completer retires it
+            // after this step, and then the requester must go on. Nothing
+            // else would start the WQEs left: no answer is due for a
+            // local operation (rtrs posts 512 REG_MRs and a SEND at once).
+            let flights = st.send.flights();
+            if flights.is_full() && flights.get(0).is_some_and(|f| f.is_done()) {
+                return ReqEnd::More;
+            }
             return ReqEnd::Idle;
         }
         if !send_one(ctx, st, fx, sq, ndev) {

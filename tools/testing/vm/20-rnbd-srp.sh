@@ -1,0 +1,306 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# Two more kernel ULPs over RDMA, as blktests' rnbd and srp groups drive
+# soft-RoCE: one RDMA device on a netdev of the initial namespace (rtrs and
+# ib_srpt create their rdma_cm IDs there only) serving and connecting to
+# its own address, so that every request and every data transfer crosses
+# the device's whole wire path.
+#   rnbd  rnbd_server (on rtrs_server, listening on 1234) exports a
+#         memory-backed null_blk; rnbd_client maps it through sysfs
+#         (map_device, sessname= path=ip:ADDR device_path=/dev/nullb0);
+#   SRP   LIO through configfs (no targetcli): an iblock backstore on a
+#         memory-backed null_blk, an ib_srpt target port of the device with
+#         LUN 0 and an ACL for the initiator's address, listening through
+#         rdma_cm on 5555 (discovery_auth/rdma_cm_port: this kernel's
+#         ib_srpt has no rdma_cm_port module parameter); ib_srp logs in over
+#         rdma_cm (add_target, dest=ADDR:5555) and scans the LUN, a SCSI disk;
+# then, on the block device of each: concurrent O_DIRECT writes of 4 KiB,
+# 128 KiB and 1 MiB blocks to three regions, read back concurrently the
+# same way, compared byte for byte with what was written and with what the
+# target's null_blk holds (so the data did cross); unmap or logout; the
+# target torn down and every module removed.
+# It runs on rrxe first, then on rdma_rxe (the control); each case prints
+# both results. A case fails if rrxe fails it; a control failure is shown
+# next to it, so a bug of the ULP or of rdma_rxe is told apart from ours.
+#
+# usage: 20-rnbd-srp.sh [DRIVER...]   (default: rrxe rxe)
+# RRXE_ULPS="rnbd srp" picks the ULPs; RRXE_ULP_TIMING=1 prints how long
+# each case took.
+. "$RRXE_TOP/tools/testing/lib.sh"
+# The NVMe-oF tests' I/O (io_parallel, read_back, on_target: three dd at
+# once on $BLK, the target's /dev/nullb0 read back) and `listening PORT`
+# (an rdma_cm ID listens on PORT); nothing of NVMe-oF is set up.
+. "$RRXE_TOP/tools/testing/nvmeof.sh"
+
+drivers=${*:-rrxe rxe}
+read -r -a ulps <<<"${RRXE_ULPS:-rnbd srp}"
+tmp=$(mktemp -d)
+declare -A res
+cases=()
+
+# 2 MiB a ULP and a driver, from offset 0: 256 KiB in 4 KiB blocks, 768 KiB
+# in 128 KiB, 1 MiB in one (the debug kernel under TCG is slow).
+IO_SETS=("4k 64 0" "128k 6 2" "1M 1 1") IO_BYTES=2097152 IO_WHAT="4K/128K/1M, 2 MiB"
+
+RNBD_PORT=1234 # rtrs' default port (RTRS_PORT), rnbd_server's port_nr
+RNBD_SESS=rrxe-rnbd
+SRP_PORT=5555
+lio=/sys/kernel/config/target
+
+# record DRV CASE CMD...: runs CMD (in this shell: it may set variables) and
+# keeps its result for the table; CMD's "# " lines are printed as they are
+# (18-nvmeof's).
+record() {
+	local drv=$1 c=$2 rc t0=$SECONDS
+	shift 2
+	[[ " ${cases[*]} " == *" $c "* ]] || cases+=("$c")
+	"$@" >"$tmp/out" 2>&1
+	rc=$?
+	grep '^# ' "$tmp/out"
+	[ -z "${RRXE_ULP_TIMING:-}" ] || echo "# $drv: $c: $((SECONDS - t0)) s"
+	if [ $rc = 0 ]; then
+		res[$drv:$c]=ok
+		return 0
+	fi
+	res[$drv:$c]="FAILED ($(grep -v '^# ' "$tmp/out" | tail -1 | tr -s '\t ' ' '))"
+	grep -v '^# ' "$tmp/out" | tail -5 | sed "s/^/# $drv: $c: /"
+	return 1
+}
+
+# have_modules ULP MODULE...: all exist in the kernel; if not, ULP's cases
+# are skipped, and say why.
+have_modules() {
+	local ulp=$1 m missing=()
+	shift
+	for m; do modinfo -n "$m" >/dev/null 2>&1 || missing+=("$m"); done
+	[ ${#missing[@]} = 0 ] && return 0
+	echo "# $drv: $ulp skipped: the kernel has no ${missing[*]}"
+	return 1
+}
+
+nullb_up() { modprobe null_blk nr_devices=1 memory_backed=1 gb=1 && wait_for 10 test -b /dev/nullb0; }
+
+# No rdma_cm ID but listening ones: the ULP's connections are closed.
+cm_closed() { ! rdma res show cm_id 2>/dev/null | grep -v 'state LISTEN' | grep -q 'state '; }
+# The RC QPs of the device, for the log.
+qp_count() { rdma res show qp link "$1/1" 2>/dev/null | grep -c 'type RC'; }
+
+# --- rnbd
+rnbd_server_up() {
+	nullb_up && modprobe rnbd_server || return 1
+	wait_for 20 listening $RNBD_PORT || { echo "no rdma_cm ID listens on $RNBD_PORT"; return 1; }
+}
+
+# The client maps the server's /dev/nullb0 as blktests' _start_rnbd_client
+# does; sets BLK.
+rnbd_map() {
+	modprobe rnbd_client || return 1
+	echo "sessname=$RNBD_SESS path=ip:$ADDR device_path=/dev/nullb0" \
+		>/sys/devices/virtual/rnbd-client/ctl/map_device || return 1
+	wait_for 30 rnbd_mapped || { echo "no rnbd block device of session $RNBD_SESS"; return 1; }
+	echo "# $BLK: session $RNBD_SESS, $(cat /sys/block/${BLK#/dev/}/rnbd/mapping_path)," \
+		"$(($(cat /sys/block/${BLK#/dev/}/size) / 2048)) MiB, $(qp_count "$DEV") RC QPs on $DEV"
+}
+rnbd_mapped() {
+	local d
+	for d in /sys/block/rnbd*; do
+		[ -e "$d/rnbd/session" ] && [ "$(cat "$d/rnbd/session")" = $RNBD_SESS ] || continue
+		BLK=/dev/${d##*/}
+		[ -b "$BLK" ] && return 0
+	done
+	return 1
+}
+
+rnbd_unmap() {
+	local d=/sys/block/${BLK#/dev/}
+	echo normal >"$d/rnbd/unmap_device" || return 1
+	wait_for 30 sh -c "[ ! -e $d ]" || { echo "$BLK still exists"; return 1; }
+	# The session goes with its last device.
+	wait_for 30 cm_closed || { echo "rtrs connections still open"; rdma res show cm_id; return 1; }
+}
+
+rnbd_unload() { modprobe -r rnbd_client rtrs_client rnbd_server rtrs_server rtrs_core null_blk; }
+
+# rnbd_cases DRV: the rnbd cases, stopping at the first failure; whatever
+# was set up is taken down.
+rnbd_cases() {
+	local drv=$1 ok=1
+	have_modules rnbd rnbd_server rnbd_client null_blk || return 0
+	BLK=
+	record $drv "rnbd: server listens (rnbd_server, port $RNBD_PORT)" rnbd_server_up &&
+		record $drv "rnbd: client maps the server's null_blk (rnbd_client)" rnbd_map &&
+		record $drv "rnbd: concurrent O_DIRECT writes, $IO_WHAT" io_parallel write &&
+		record $drv "rnbd: concurrent O_DIRECT reads, data intact" read_back &&
+		record $drv "rnbd: the server's null_blk holds the data" on_target &&
+		record $drv "rnbd: unmap, session closed" rnbd_unmap || ok=0
+	if [ $ok = 0 ] && [ -n "$BLK" ] && [ -e "/sys/block/${BLK#/dev/}" ]; then
+		echo force >"/sys/block/${BLK#/dev/}/rnbd/unmap_device"
+		wait_for 30 cm_closed
+	fi
+	record $drv "rnbd: modules removed" rnbd_unload || ok=0
+	BLK=
+	[ $ok = 1 ]
+}
+
+# --- SRP
+# The target port: the device's port by its GUID name (the interface ID of
+# GID 0, xxxx:xxxx:xxxx:xxxx, as blktests names a RoCE port), one TPG with
+# LUN 0 on an iblock backstore of /dev/nullb0 (not the rd_mcp ramdisk: the
+# null_blk is what on_target reads back), and an ACL for the initiator. An
+# rdma_cm login's session is named after the source address of the
+# target's new rdma_cm ID (srpt_rdma_cm_req_recv), the device's own here,
+# so that is the ACL's name. ib_srpt listens on rdma_cm once
+# discovery_auth/rdma_cm_port is set.
+SRP_TPORT=
+srp_target_up() {
+	local gid tp core=$lio/core/iblock_0/nullb0
+	nullb_up && modprobe -a target_core_mod target_core_iblock ib_srpt || return 1
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config || return 1
+	mkdir -p $core && echo "udev_path=/dev/nullb0" >$core/control &&
+		echo rrxe-srp >$core/wwn/vpd_unit_serial && echo 1 >$core/enable || return 1
+	gid=$(cat "/sys/class/infiniband/$DEV/ports/1/gids/0") || return 1
+	case $gid in
+	fe80:0000:0000:0000:*) SRP_TPORT=${gid#fe80:0000:0000:0000:} ;;
+	*) echo "GID 0 of $DEV is $gid, not link-local"; return 1 ;;
+	esac
+	mkdir -p $lio/srpt && echo $SRP_PORT >$lio/srpt/discovery_auth/rdma_cm_port || return 1
+	tp=$lio/srpt/$SRP_TPORT/$SRP_TPORT
+	mkdir -p "$tp/lun/lun_0" && ln -s $core "$tp/lun/lun_0/" &&
+		mkdir -p "$tp/acls/$ADDR/lun_0" && ln -s "$tp/lun/lun_0" "$tp/acls/$ADDR/lun_0/" &&
+		echo 1 >"$tp/enable" || return 1
+	wait_for 20 listening $SRP_PORT || { echo "no rdma_cm ID listens on $SRP_PORT"; return 1; }
+	echo "# target port $SRP_TPORT of $DEV, ioc_guid $(cat /sys/module/ib_srpt/parameters/srpt_service_guid)"
+}
+
+# The initiator logs in over rdma_cm as blktests' do_rdma_cm_login does:
+# id_ext and ioc_guid are ib_srpt's service GUID (its target port ID),
+# dest the target's address and rdma_cm port. add_target returns once the
+# login is done and the target scanned; sets SRP_HOST and BLK.
+SRP_HOST=
+srp_login() {
+	local guid add=/sys/class/infiniband_srp/srp-$DEV-1/add_target
+	modprobe ib_srp || return 1
+	wait_for 10 test -e "$add" || { echo "no $add"; return 1; }
+	guid=$(cat /sys/module/ib_srpt/parameters/srpt_service_guid) || return 1
+	echo "id_ext=$guid,ioc_guid=$guid,dest=$ADDR:$SRP_PORT" >"$add" || return 1
+	wait_for 30 srp_disk || { echo "no SCSI disk behind an SRP remote port"; return 1; }
+	echo "# SCSI host $SRP_HOST: $(cat /sys/class/scsi_host/host$SRP_HOST/proc_name 2>/dev/null)," \
+		"$BLK $(cat /sys/block/${BLK#/dev/}/device/vendor) $(cat /sys/block/${BLK#/dev/}/device/model)," \
+		"$(($(cat /sys/block/${BLK#/dev/}/size) / 2048)) MiB, $(qp_count "$DEV") RC QPs on $DEV"
+}
+srp_disk() {
+	local p d
+	for p in /sys/class/srp_remote_ports/port-*; do
+		[ -e "$p" ] || continue
+		SRP_HOST=${p##*/port-}
+		SRP_HOST=${SRP_HOST%%:*}
+		for d in /sys/class/scsi_device/"$SRP_HOST":*/device/block/*; do
+			[ -e "$d" ] || continue
+			BLK=/dev/${d##*/}
+			[ -b "$BLK" ] && return 0
+		done
+	done
+	return 1
+}
+
+# Logout: the remote port deleted (srp_rport_delete), which removes the
+# SCSI host and its disk and disconnects.
+srp_logout() {
+	echo 1 >"/sys/class/srp_remote_ports/port-$SRP_HOST:1/delete" || return 1
+	wait_for 30 sh -c "[ ! -e /sys/class/scsi_host/host$SRP_HOST ]" ||
+		{ echo "SCSI host $SRP_HOST still exists"; return 1; }
+	[ ! -e "$BLK" ] || { echo "$BLK still exists"; return 1; }
+	wait_for 30 cm_closed || { echo "ib_srp's connection still open"; rdma res show cm_id; return 1; }
+}
+
+srp_initiator_unload() { modprobe -r ib_srp scsi_transport_srp; }
+
+# LIO taken apart in the reverse order, whatever part of it exists, then
+# the modules.
+srp_target_down() {
+	local tp=$lio/srpt/$SRP_TPORT/$SRP_TPORT core=$lio/core/iblock_0/nullb0 m
+	if [ -n "$SRP_TPORT" ] && [ -d "$tp" ]; then
+		echo 0 >"$tp/enable"
+		rm -f "$tp/acls/$ADDR/lun_0/lun_0"
+		rmdir "$tp/acls/$ADDR/lun_0" "$tp/acls/$ADDR" 2>/dev/null
+		rm -f "$tp/lun/lun_0/nullb0"
+		rmdir "$tp/lun/lun_0" "$tp" "$lio/srpt/$SRP_TPORT" 2>/dev/null
+	fi
+	if [ -d $lio/srpt ]; then
+		echo 0 >$lio/srpt/discovery_auth/rdma_cm_port
+		rmdir $lio/srpt
+	fi
+	[ -d $core ] && rmdir $core
+	[ -d $lio/core/iblock_0 ] && rmdir $lio/core/iblock_0
+	# LIO loads every backstore module it has by itself, at the first
+	# backstore made (transport_subsystem_check_init): all go before the core.
+	for m in ib_srpt target_core_iblock target_core_file target_core_pscsi target_core_user \
+		target_core_mod null_blk; do
+		[ ! -d /sys/module/$m ] || modprobe -r $m || return 1
+	done
+}
+
+# srp_cases DRV: the SRP cases, stopping at the first failure; whatever was
+# set up is taken down.
+srp_cases() {
+	local drv=$1 ok=1 p
+	have_modules SRP ib_srpt ib_srp target_core_mod target_core_iblock null_blk || return 0
+	BLK='' SRP_HOST='' SRP_TPORT=''
+	record $drv "SRP: target listens (LIO, ib_srpt, rdma_cm port $SRP_PORT)" srp_target_up &&
+		record $drv "SRP: initiator logs in over rdma_cm, LUN 0 a SCSI disk (ib_srp)" srp_login &&
+		record $drv "SRP: concurrent O_DIRECT writes, $IO_WHAT" io_parallel write &&
+		record $drv "SRP: concurrent O_DIRECT reads, data intact" read_back &&
+		record $drv "SRP: the target's null_blk holds the data" on_target &&
+		record $drv "SRP: logout (remote port deleted), SCSI host gone" srp_logout || ok=0
+	if [ $ok = 0 ]; then
+		for p in /sys/class/srp_remote_ports/port-*; do
+			[ -e "$p" ] && echo 1 >"$p/delete"
+		done
+		wait_for 30 cm_closed
+	fi
+	record $drv "SRP: initiator removed (ib_srp)" srp_initiator_unload || ok=0
+	record $drv "SRP: LIO taken apart, target modules removed" srp_target_down || ok=0
+	BLK=
+	[ $ok = 1 ]
+}
+
+# run DRV: the whole sequence on an RDMA device of type DRV.
+run() {
+	local drv=$1 u
+	DEV=ulp$1
+	echo "# --- $drv: $DEV on a0 ($ADDR), target and initiator on the same address"
+	veth_pair
+	case $drv in
+	rxe) modprobe rdma_rxe ;;
+	rrxe) load_rrxe ;;
+	esac
+	if record $drv "device" rdma link add $DEV type $drv netdev a0 &&
+		record $drv "port ACTIVE" port_active $DEV; then
+		for u in "${ulps[@]}"; do
+			"${u}_cases" $drv
+		done
+	fi
+	rdma link delete $DEV 2>/dev/null
+	record $drv "device deleted" gone $DEV 100
+	case $drv in
+	rxe) record $drv "driver unloaded" rmmod rdma_rxe ;;
+	rrxe) record $drv "driver unloaded" rmmod rrxe ;;
+	esac
+	ip link del a0
+}
+
+head -c $IO_BYTES /dev/urandom >"$tmp/pattern"
+for drv in $drivers; do run $drv; done
+
+for c in "${cases[@]}"; do
+	line="$c: rrxe ${res[rrxe:$c]:-not run}, rdma_rxe ${res[rxe:$c]:-not run}"
+	if [[ " $drivers " != *" rrxe "* ]]; then
+		echo "# $line"
+	elif [ "${res[rrxe:$c]:-}" = ok ]; then
+		ok "$line"
+	else
+		not_ok "$line"
+	fi
+done
+rm -rf "$tmp"
+finish
