@@ -220,4 +220,14 @@ bool rrxe_rxq_empty(const struct sk_buff_head *q);
 /* skb->cb: 48 bytes the buffer's owner may use. */
 void *rrxe_skb_cb(struct sk_buff *skb);
 
+/* Fire rrxe's trace events (include/rrxe/trace.h; ffi/rrxe_trace.c). */
+void rrxe_trace_rx(u32 dqpn, u8 opcode, u32 psn, u32 len);
+void rrxe_trace_tx(u32 dqpn, u8 opcode, u32 psn, u32 len);
+void rrxe_trace_drop(u32 dqpn, u8 opcode, u32 psn, u8 reason);
+void rrxe_trace_nak(u32 dqpn, u32 psn, u8 syndrome, bool sent);
+void rrxe_trace_retransmit(u32 qpn, u32 psn, u8 cause);
+void rrxe_trace_rnr_wait(u32 qpn, u32 usecs);
+void rrxe_trace_qp_state(u32 qpn, u8 from, u8 to);
+void rrxe_trace_wc_error(u32 qpn, u8 status, u8 opcode);
+
 #endif /* RRXE_HELPERS_H */

@@ -29,10 +29,10 @@ check "the GSI QP's file (qp1)" sh -c "grep -q '^qp 1 Gsi Rts' $dir/qp1"
 
 t0=$SECONDS
 # An RC ping-pong long enough to be read mid-flight.
-ibv_rc_pingpong -d obs0 -g "$gid" -n 500 >/tmp/pp.server 2>&1 &
+ibv_rc_pingpong -d obs0 -g "$gid" -n 300 >/tmp/pp.server 2>&1 &
 srv=$!
 wait_for 20 sh -c "grep -q ':4853 00000000:0000 0A' /proc/net/tcp /proc/net/tcp6"
-ibv_rc_pingpong -d obs0 -g "$gid" -n 500 198.18.0.1 >/tmp/pp.client 2>&1 &
+ibv_rc_pingpong -d obs0 -g "$gid" -n 300 198.18.0.1 >/tmp/pp.client 2>&1 &
 cli=$!
 seen=
 for _ in $(seq 100); do
@@ -109,10 +109,38 @@ echo "# the QPs took $((SECONDS - t0)) s"
 
 # A QP the data path puts into ERR says why in the kernel log: an RC QP
 # sending to a QP number nobody has runs out of retries.
-check "a QP's retries run out (RETRY_EXC_ERR)" python3 "$RRXE_TOP/tools/testing/qp_error.py" obs0 "$gid"
+# Its trace events, and those of an RNR wait that runs out, are recorded
+# alongside (the rrxe trace system, all events on).
+tr=/sys/kernel/tracing
+mountpoint -q $tr || mount -t tracefs none $tr
+echo 0 >$tr/tracing_on
+echo >$tr/trace
+echo 1 >$tr/events/rrxe/enable
+echo 1 >$tr/tracing_on
+check "a QP's retries run out (RETRY_EXC_ERR)" python3 "$RRXE_TOP/tools/testing/qp_error.py" obs0 "$gid" retry
 line=$(dmesg | grep -m1 'enters ERR: a send WQE completed with')
 echo "# ${line#*] }"
 check "its entry into ERR is logged, with the cause" test -n "$line"
+check "an RNR wait runs out (RNR_RETRY_EXC_ERR)" python3 "$RRXE_TOP/tools/testing/qp_error.py" obs0 "$gid" rnr
+echo 0 >$tr/tracing_on
+echo 0 >$tr/events/rrxe/enable
+cp $tr/trace /tmp/trace
+grep -v '^#' /tmp/trace | awk '{ $1 = ""; $2 = ""; $3 = ""; print }' | sort -u -k2,2 |
+	sed 's/^ */#   /' | head -20
+# trace_event PATTERN: the recorded trace has a line matching PATTERN.
+# shellcheck disable=SC2317 # called through check
+trace_event() { grep -Eq "$1" /tmp/trace; }
+check "trace: packets sent (rrxe_tx)" trace_event 'rrxe_tx: dqpn=[0-9]+ opcode=0x04 psn=0x'
+check "trace: packets received (rrxe_rx)" trace_event 'rrxe_rx: dqpn=[0-9]+ opcode=0x'
+check "trace: a packet for no QP dropped (rrxe_drop)" trace_event 'rrxe_drop: dqpn=1043915 .* reason=no_qp'
+check "trace: retransmissions on timeout (rrxe_retransmit)" trace_event 'rrxe_retransmit: qpn=[0-9]+ from psn=0x000000 cause=timeout'
+check "trace: RNR NAKs sent and received (rrxe_nak)" \
+	sh -c "grep -Eq 'rrxe_nak: sent .*\(RNR NAK\)' /tmp/trace && grep -Eq 'rrxe_nak: received .*\(RNR NAK\)' /tmp/trace"
+check "trace: the RNR wait (rrxe_rnr_wait)" trace_event 'rrxe_rnr_wait: qpn=[0-9]+ waits [0-9]+ us'
+check "trace: QP state changes (rrxe_qp_state)" \
+	sh -c "grep -Eq 'rrxe_qp_state: qpn=[0-9]+ RTR -> RTS' /tmp/trace && grep -Eq 'rrxe_qp_state: qpn=[0-9]+ RTS -> ERR' /tmp/trace"
+check "trace: completions in error (rrxe_wc_error)" \
+	sh -c "grep -Eq 'rrxe_wc_error: .*status=RETRY_EXC_ERR' /tmp/trace && grep -Eq 'rrxe_wc_error: .*status=RNR_RETRY_EXC_ERR' /tmp/trace"
 check "rdma link delete obs0" rdma link delete obs0
 check "the device's directory goes with it" wait_for 5 sh -c "! test -e $dir"
 check "rmmod rrxe" rmmod rrxe

@@ -161,3 +161,9 @@ pub(crate) use raw::{
 
 // RCU, CRC-32 and the random number generator.
 pub(crate) use raw::{crc32_le, get_random_u32, rrxe_synchronize_rcu};
+
+// The trace events (ffi/rt/trace.rs).
+pub(crate) use raw::{
+    rrxe_trace_drop, rrxe_trace_nak, rrxe_trace_qp_state, rrxe_trace_retransmit,
+    rrxe_trace_rnr_wait, rrxe_trace_rx, rrxe_trace_tx, rrxe_trace_wc_error,
+};

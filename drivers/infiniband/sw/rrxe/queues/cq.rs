@@ -11,6 +11,7 @@ use crate::{
             CqHandle, CqInitAttr, CqNotifyFlags, Event, NetworkHdrType, QpHandle, QueuedWc, Udata,
             UserWorkCompletion, WorkCompletion,
         },
+        rt,
         rxe_abi::{wc_opcode, wc_status, CreateCqResp, ResizeCqResp},
     },
     logic::{
@@ -357,6 +358,9 @@ impl CqInner {
         qp: QpHandle,
         solicited: bool,
     ) -> Posted {
+        if c.status != WcStatus::Success {
+            rt::trace::wc_error(c.qp_num, c.status.raw() as u8, c.opcode.raw() as u8);
+        }
         let mut st = self.state.lock();
         let queued = match &mut st.slots {
             Slots::User(q) => q.push(&c.to_user()),

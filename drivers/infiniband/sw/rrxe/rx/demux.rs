@@ -8,7 +8,7 @@
 //! the responder of every QP attached to it. Runs in softirq context.
 
 use crate::{
-    ffi::net::RxDatagram,
+    ffi::{net::RxDatagram, rt::trace::DropReason},
     logic::{mcast::MULTICAST_QPN, qp_state::QpType},
     proto::{opcode::Transport, packet::parse_packet},
     transport::intake,
@@ -31,6 +31,7 @@ fn transport_matches(transport: Transport, ty: QpType) -> bool {
 /// fails a check is dropped (and counted where rxe counts it).
 pub(crate) fn receive(dev: &Shared, dg: RxDatagram) {
     let Ok(pkt) = parse_packet(dg.payload()) else {
+        intake::trace_drop(&dg, DropReason::Malformed);
         return;
     };
     let (qpn, transport) = (pkt.headers.bth.dest_qpn, pkt.info().transport());
@@ -40,9 +41,11 @@ pub(crate) fn receive(dev: &Shared, dg: RxDatagram) {
         return;
     }
     let Some(qp) = dev.qps.get(qpn as usize) else {
+        intake::trace_drop(&dg, DropReason::NoQp);
         return;
     };
     if !transport_matches(transport, qp.ty) {
+        intake::trace_drop(&dg, DropReason::WrongTransport);
         return;
     }
     qp.arrive(dg, bulk);

@@ -232,6 +232,7 @@ impl QpInner {
         let Some(next) = next else { return Ok(()) };
         let prev = st.state;
         st.state = next;
+        rt::trace::qp_state(self.qpn, prev.raw() as u8, next.raw() as u8);
         // SQD is reported once the requester has nothing in flight.
         let sqd_notify = st.attr.get().en_sqd_async_notify != 0;
         let drained = st.send.is_drained();

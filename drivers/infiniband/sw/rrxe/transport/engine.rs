@@ -24,8 +24,11 @@
 use crate::{
     ffi::ib::Event,
     ffi::net::NetDev,
-    ffi::rt::{SoftTimer, SoftTimerOwner},
-    logic::qp_state::QpType,
+    ffi::rt::{
+        trace::{self, DropReason},
+        SoftTimer, SoftTimerOwner,
+    },
+    logic::qp_state::{QpState, QpType},
     proto::{
         mtu::{ib_mtu_bytes, ib_mtu_for_netdev},
         packet::Packet,
@@ -77,6 +80,12 @@ impl SoftTimerOwner<2> for QpInner {
 }
 
 /// The data path.
+/// Traces a packet the QP does not take (`rrxe_drop`).
+fn dropped(pkt: &Packet<'_>, reason: DropReason) {
+    let bth = &pkt.headers.bth;
+    trace::drop_packet(bth.dest_qpn, bth.opcode, bth.psn.get(), reason);
+}
+
 impl QpInner {
     /// Runs the requester (and READ responses) now, unless another CPU is
     /// already running them, in which case that one goes round again, or
@@ -197,6 +206,7 @@ impl QpInner {
             self.defer(Deferred::Retransmit(ns));
         }
         if let Some(us) = fx.rnr_delay_us {
+            trace::rnr_wait(self.qpn, us);
             self.defer(Deferred::RnrWait(u64::from(us) * 1000));
         }
         if fx.sq_drained {
@@ -204,6 +214,11 @@ impl QpInner {
         }
         if let Some(cause) = fx.enter_error {
             if fx.newly_in_error {
+                trace::qp_state(
+                    self.qpn,
+                    fx.left_state.raw() as u8,
+                    QpState::Err.raw() as u8,
+                );
                 self.log_error(cause);
             }
             self.flush();
@@ -237,9 +252,11 @@ impl QpInner {
         let info = pkt.info();
         let mut kick = false;
         if info.is_response() {
-            if self.ty != QpType::Rc || !st.can_send() || !st.path.is_some_and(|p| meta.follows(&p))
-            {
-                return;
+            if self.ty != QpType::Rc || !st.can_send() {
+                return dropped(pkt, DropReason::QpState);
+            }
+            if !st.path.is_some_and(|p| meta.follows(&p)) {
+                return dropped(pkt, DropReason::WrongPath);
             }
             if count {
                 self.dev.counters.received(pkt.layout.total_len);
@@ -253,12 +270,12 @@ impl QpInner {
             kick = true;
         } else {
             if !st.can_receive() {
-                return;
+                return dropped(pkt, DropReason::QpState);
             }
             if matches!(self.ty, QpType::Rc | QpType::Uc)
                 && !st.path.is_some_and(|p| meta.follows(&p))
             {
-                return;
+                return dropped(pkt, DropReason::WrongPath);
             }
             if count {
                 self.dev.counters.received(pkt.layout.total_len);

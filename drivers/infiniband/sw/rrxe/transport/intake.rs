@@ -13,8 +13,13 @@
 //! stays on its side's CPU.
 
 use crate::{
-    ffi::{net::RxDatagram, rxe_abi::KernelCrc32},
+    ffi::{
+        net::RxDatagram,
+        rt::trace::{self, DropReason},
+        rxe_abi::KernelCrc32,
+    },
     proto::{
+        headers::Syndrome,
         icrc::{self, IpHeader},
         opcode::Opcode,
         packet::{parse_packet, Packet},
@@ -62,13 +67,56 @@ fn pkey_ok(pkey: u16) -> bool {
 }
 
 /// The packet of a datagram, if it parses, its ICRC is right and its
-/// P_Key is ours; anything else is dropped.
+/// P_Key is ours; anything else is dropped (and traced, `rrxe_drop`). A
+/// packet kept is traced (`rrxe_rx`, and `rrxe_nak` for an RNR NAK or NAK).
 pub(crate) fn checked(dg: &RxDatagram) -> Option<Packet<'_>> {
+    match check(dg) {
+        Ok(pkt) => {
+            let bth = &pkt.headers.bth;
+            trace::rx(
+                bth.dest_qpn,
+                bth.opcode,
+                bth.psn.get(),
+                pkt.layout.payload_len as u32,
+            );
+            if let Some(a) = pkt.headers.aeth {
+                if !matches!(a.syndrome, Syndrome::Ack { .. }) {
+                    trace::nak(bth.dest_qpn, bth.psn.get(), a.syndrome.to_u8(), false);
+                }
+            }
+            Some(pkt)
+        }
+        Err(reason) => {
+            trace_drop(dg, reason);
+            None
+        }
+    }
+}
+
+fn check(dg: &RxDatagram) -> Result<Packet<'_>, DropReason> {
     let ib = dg.payload();
-    let pkt = parse_packet(ib).ok()?;
-    let ip = IpHeader::from_slice(dg.ip_header()).ok()?;
-    icrc::verify::<KernelCrc32>(ip, dg.udp_header(), ib).ok()?;
-    pkey_ok(pkt.headers.bth.pkey).then_some(pkt)
+    let pkt = parse_packet(ib).map_err(|_| DropReason::Malformed)?;
+    let ip = IpHeader::from_slice(dg.ip_header()).map_err(|_| DropReason::Malformed)?;
+    icrc::verify::<KernelCrc32>(ip, dg.udp_header(), ib).map_err(|_| DropReason::BadIcrc)?;
+    if !pkey_ok(pkt.headers.bth.pkey) {
+        return Err(DropReason::BadPkey);
+    }
+    Ok(pkt)
+}
+
+/// Traces a datagram dropped for `reason`, with what its first twelve
+/// bytes say of the BTH's opcode, destination QPN and PSN (zeros if there
+/// are not twelve: nothing else of it can be trusted).
+pub(crate) fn trace_drop(dg: &RxDatagram, reason: DropReason) {
+    let (dqpn, opcode, psn) = match dg.payload().get(..12) {
+        Some(b) => (
+            u32::from_be_bytes([0, b[5], b[6], b[7]]),
+            b[0],
+            u32::from_be_bytes([0, b[9], b[10], b[11]]),
+        ),
+        None => (0, 0, 0),
+    };
+    trace::drop_packet(dqpn, opcode, psn, reason);
 }
 
 /// What the responder and completer learn of a datagram besides its packet.
@@ -99,12 +147,14 @@ impl QpInner {
         // Counted before it can be seen in the queue, so that nothing
         // overtakes it.
         self.rx_backlog.fetch_add(1, Ordering::AcqRel);
-        if self.rxq.push(dg).is_ok() {
-            self.defer(Deferred::Rx);
-        } else {
-            // A full queue drops the datagram (freed by `push`'s caller
-            // here, as the error drops).
-            self.rx_backlog.fetch_sub(1, Ordering::AcqRel);
+        match self.rxq.push(dg) {
+            Ok(_) => self.defer(Deferred::Rx),
+            Err(dg) => {
+                // A full queue drops the datagram (freed here, with the
+                // error).
+                trace_drop(&dg, DropReason::QueueFull);
+                self.rx_backlog.fetch_sub(1, Ordering::AcqRel);
+            }
         }
     }
 

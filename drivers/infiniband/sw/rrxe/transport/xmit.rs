@@ -12,8 +12,10 @@ use crate::{
     dev::counters::{Counter, Counters},
     dev::path::Path,
     ffi::net::{send_udp, NetDev, SkBuff, SkbOwner, UdpTx},
+    ffi::rt,
     ffi::rxe_abi::KernelCrc32,
     proto::{
+        headers::Syndrome,
         icrc::{self, IpHeader},
         packet::{pad_len, Headers, ICRC_LEN},
     },
@@ -27,6 +29,18 @@ pub(crate) const ROCE_PORT: u16 = 4791;
 pub(crate) struct TxPacket {
     skb: SkBuff,
     tx: UdpTx,
+    /// What the `rrxe_tx` and `rrxe_nak` events say of it.
+    trace: TxTrace,
+}
+
+/// A sent packet as its trace events describe it.
+#[derive(Clone, Copy)]
+struct TxTrace {
+    dqpn: u32,
+    opcode: u8,
+    psn: u32,
+    /// The AETH syndrome of an RNR NAK or NAK.
+    nak: Option<u8>,
 }
 
 /// Why a packet could not be built.
@@ -51,6 +65,16 @@ pub(crate) fn build<E>(
     let pad = pad_len(payload_len);
     hdrs.bth.pad = pad;
     let info = hdrs.check().map_err(|_| BuildError::NoBuffer)?;
+    let trace = TxTrace {
+        dqpn: hdrs.bth.dest_qpn,
+        opcode: hdrs.bth.opcode,
+        psn: hdrs.bth.psn.get(),
+        nak: hdrs
+            .aeth
+            .map(|a| a.syndrome)
+            .filter(|s| !matches!(s, Syndrome::Ack { .. }))
+            .map(|s| s.to_u8()),
+    };
     let total = info
         .header_len()
         .checked_add(payload_len)
@@ -75,6 +99,7 @@ pub(crate) fn build<E>(
             ttl: path.ttl,
             flow_label: path.flow_label,
         },
+        trace,
     })
 }
 
@@ -98,6 +123,11 @@ impl TxPacket {
     /// the IP stack frees it.
     pub(crate) fn send<T: SkbOwner>(mut self, ndev: &NetDev, counters: &Counters, owner: &Arc<T>) {
         let len = self.skb.payload().len() as u64;
+        let t = self.trace;
+        rt::trace::tx(t.dqpn, t.opcode, t.psn, len as u32);
+        if let Some(syndrome) = t.nak {
+            rt::trace::nak(t.dqpn, t.psn, syndrome, true);
+        }
         owner.skb_account().charge(owner, &mut self.skb);
         match send_udp(ndev, self.skb, &self.tx, seal) {
             Ok(()) => {

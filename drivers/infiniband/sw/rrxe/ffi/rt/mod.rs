@@ -8,6 +8,7 @@
 pub(crate) mod cpu;
 pub(crate) mod time;
 pub(crate) mod timer;
+pub(crate) mod trace;
 pub(crate) mod work;
 
 pub(crate) use cpu::{cpu_online, next_online_cpu, this_cpu};

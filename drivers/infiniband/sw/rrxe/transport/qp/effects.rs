@@ -80,6 +80,8 @@ pub(crate) struct Effects {
     /// Once settled: the QP was not in ERR before this pass put it there
     /// (what is worth a log line).
     pub(in crate::transport) newly_in_error: bool,
+    /// Once settled: the state the QP was in before (for the trace).
+    pub(in crate::transport) left_state: QpState,
     /// An RC request went out: the retransmit timer is to run (asked by
     /// the requester; [`settle`](Self::settle) turns it into
     /// `retransmit_in`).
@@ -106,6 +108,7 @@ impl Effects {
             notify_recv: false,
             enter_error: None,
             newly_in_error: false,
+            left_state: QpState::Reset,
             arm_retransmit: false,
             retransmit_in: None,
             rnr_delay_us: None,
@@ -187,6 +190,7 @@ impl Effects {
         self.sq_drained = self.sq_drained && st.attr.get().en_sqd_async_notify != 0;
         if self.enter_error.is_some() {
             self.newly_in_error = st.state != QpState::Err;
+            self.left_state = st.state;
             st.state = QpState::Err;
         }
     }

@@ -11,6 +11,7 @@
 use super::flights::{Flight, FlightOp};
 use crate::{
     dev::counters::Counter,
+    ffi::rt::trace::{self, RetryCause},
     logic::{
         qp_state::QpState,
         qp_state::QpType,
@@ -78,7 +79,7 @@ fn acked_before(ctx: &QpCtx<'_>, st: &mut QpState_, psn: Psn) -> bool {
         return true;
     };
     if !st.send.retry_started() {
-        retry(ctx, st, upto);
+        retry(ctx, st, upto, RetryCause::ReadGap);
     }
     false
 }
@@ -119,7 +120,7 @@ fn on_ack(ctx: &QpCtx<'_>, st: &mut QpState_, fx: &mut Effects, psn: Psn, syndro
             // Progress above cleared `retry_started`; without it this NAK
             // names the gap the running retry already fills.
             if !st.send.retry_started() {
-                retry(ctx, st, psn);
+                retry(ctx, st, psn, RetryCause::SeqNak);
             }
         }
         Syndrome::Nak(code) => {
@@ -138,14 +139,15 @@ fn on_ack(ctx: &QpCtx<'_>, st: &mut QpState_, fx: &mut Effects, psn: Psn, syndro
     }
 }
 
-/// Retransmits from `psn` if the retry budget allows, else fails the
-/// flight with `RETRY_EXC_ERR`.
-fn retry(ctx: &QpCtx<'_>, st: &mut QpState_, psn: Psn) {
+/// Retransmits from `psn` for `cause` if the retry budget allows, else
+/// fails the flight with `RETRY_EXC_ERR`.
+fn retry(ctx: &QpCtx<'_>, st: &mut QpState_, psn: Psn, cause: RetryCause) {
     if !st.send.retry(psn, crate::ffi::rt::now_ns()) {
         ctx.counters.add(Counter::RetryExceededErr, 1);
         fail_at(st, psn, WcError::RetryExc);
         return;
     }
+    trace::retransmit(ctx.qpn, psn.get(), cause);
     ctx.counters.add(Counter::CompleterRetryErr, 1);
 }
 
@@ -192,7 +194,7 @@ fn on_read_response(
     if index != f.read_next {
         if index > f.read_next && !st.send.retry_started() {
             ctx.counters.add(Counter::RcvdSeqErr, 1);
-            retry(ctx, st, f.first_psn.add(f.read_next));
+            retry(ctx, st, f.first_psn.add(f.read_next), RetryCause::ReadGap);
         }
         return;
     }
@@ -302,7 +304,7 @@ pub(crate) fn timeout(ctx: &QpCtx<'_>, st: &mut QpState_) -> Option<u64> {
     // `awaiting_peer` above: a flight waits, the oldest unacknowledged
     // PSN is in it.
     let psn = st.send.oldest_unacked();
-    retry(ctx, st, psn);
+    retry(ctx, st, psn, RetryCause::Timeout);
     st.send.timed_out();
     Some(st.send.timer_period(base))
 }
