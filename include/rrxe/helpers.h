@@ -220,6 +220,15 @@ bool rrxe_rxq_empty(const struct sk_buff_head *q);
 /* skb->cb: 48 bytes the buffer's owner may use. */
 void *rrxe_skb_cb(struct sk_buff *skb);
 
+/* The nest of driver attributes (RDMA_NLDEV_ATTR_DRIVER) in a resource
+ * tracking message: opened (NULL if the message is full), closed, or
+ * taken back with what was put in it. */
+struct sk_buff;
+struct nlattr;
+struct nlattr *rrxe_nl_driver_nest_start(struct sk_buff *msg);
+void rrxe_nl_nest_end(struct sk_buff *msg, struct nlattr *nest);
+void rrxe_nl_nest_cancel(struct sk_buff *msg, struct nlattr *nest);
+
 /* Fire rrxe's trace events (include/rrxe/trace.h; ffi/rrxe_trace.c). */
 void rrxe_trace_rx(u32 dqpn, u8 opcode, u32 psn, u32 len);
 void rrxe_trace_tx(u32 dqpn, u8 opcode, u32 psn, u32 len);

@@ -4,7 +4,8 @@
 # device"): in debugfs, /sys/kernel/debug/rrxe/DEV/qpN, one file per QP
 # with its live state, made with the QP and removed with it; the device's
 # directory with the device, the module's with the module. In the kernel
-# log, a line when the data path puts a QP into ERR, naming the cause.
+# log, a line when the data path puts a QP into ERR, naming the cause. In
+# `rdma res show qp -dd`, the same fields as the driver's attributes.
 #
 # Reading the files while their QPs come and go is the lifetime check: a
 # reader holds the QP through its file, and destroying the QP removes the
@@ -26,6 +27,13 @@ check "port ACTIVE" port_active obs0
 gid=$(roce_v2_ipv4_gid obs0)
 check "the device's directory" test -d $dir
 check "the GSI QP's file (qp1)" sh -c "grep -q '^qp 1 Gsi Rts' $dir/qp1"
+# The same fields through the RDMA core's resource tracking: the driver's
+# attributes after the core's own in `rdma res show qp -dd`.
+rdma -dd res show qp link obs0/1 lqpn 1 >/tmp/res 2>&1
+sed 's/^/# /' /tmp/res
+check "rdma res show qp -dd: rrxe's attributes (home_cpu, sq_window, resp_msn)" \
+	sh -c "grep -q 'drv_home_cpu [0-9]' /tmp/res && grep -q 'drv_sq_window 128' /tmp/res &&
+		grep -q 'drv_resp_msn [0-9]' /tmp/res"
 
 t0=$SECONDS
 # An RC ping-pong long enough to be read mid-flight.

@@ -25,6 +25,8 @@
 #include <rdma/ib_umem.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
+#include <rdma/rdma_netlink.h>
+#include <net/netlink.h>
 #include <rrxe/helpers.h>
 
 struct net_device *rrxe_netdev_from_notifier_info(void *info)
@@ -671,4 +673,19 @@ static_assert(sizeof_field(struct sk_buff, cb) == 48);
 void *rrxe_skb_cb(struct sk_buff *skb)
 {
 	return skb->cb;
+}
+
+struct nlattr *rrxe_nl_driver_nest_start(struct sk_buff *msg)
+{
+	return nla_nest_start(msg, RDMA_NLDEV_ATTR_DRIVER);
+}
+
+void rrxe_nl_nest_end(struct sk_buff *msg, struct nlattr *nest)
+{
+	nla_nest_end(msg, nest);
+}
+
+void rrxe_nl_nest_cancel(struct sk_buff *msg, struct nlattr *nest)
+{
+	nla_nest_cancel(msg, nest);
 }

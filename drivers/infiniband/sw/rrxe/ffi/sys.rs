@@ -167,3 +167,9 @@ pub(crate) use raw::{
     rrxe_trace_drop, rrxe_trace_nak, rrxe_trace_qp_state, rrxe_trace_retransmit,
     rrxe_trace_rnr_wait, rrxe_trace_rx, rrxe_trace_tx, rrxe_trace_wc_error,
 };
+
+// Resource tracking's driver attributes (ib/restrack.rs).
+pub(crate) use raw::{
+    rdma_nl_put_driver_u32, rdma_nl_put_driver_u32_hex, rdma_nl_put_driver_u64,
+    rrxe_nl_driver_nest_start, rrxe_nl_nest_cancel, rrxe_nl_nest_end,
+};

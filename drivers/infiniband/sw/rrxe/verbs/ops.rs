@@ -14,7 +14,7 @@ use crate::{
     ffi::ib::{
         self, Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice, Mr, MrKeys,
         Mw, Operations, Pd, PortAttr, PortImmutable, PortModify, PostError, Qp, QpAttr, QpBinding,
-        QpInitAttr, RecvWrs, SendWrs, Srq, SrqHandle, Udata, WorkCompletion,
+        QpInitAttr, RecvWrs, ResMsg, SendWrs, Srq, SrqHandle, Udata, WorkCompletion,
     },
     ffi::net::NetDevRef,
     logic::mad,
@@ -197,6 +197,10 @@ impl Operations for RrxeDevice {
 
     fn destroy_qp(qp: &Qp<Self>) -> Result {
         qp::destroy_qp(qp)
+    }
+
+    fn fill_res_qp_entry(qp: &Qp<Self>, msg: &mut ResMsg<'_>) -> Result {
+        qp.inner.report().fill(msg)
     }
 
     fn post_send(qp: &Qp<Self>, wrs: Option<SendWrs<'_>>) -> Result<(), PostError> {

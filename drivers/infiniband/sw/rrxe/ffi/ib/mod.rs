@@ -61,6 +61,7 @@ mod operations;
 mod port_attr;
 mod qp_attr;
 mod queue_buf;
+mod restrack;
 mod stats;
 mod udata;
 mod umem;
@@ -82,6 +83,7 @@ pub(crate) use port_attr::{
 };
 pub(crate) use qp_attr::{AhAttr, AhFlags, GidType, StoredAhAttr, StoredQpAttr};
 pub(crate) use queue_buf::QueueBuf;
+pub(crate) use restrack::ResMsg;
 pub(crate) use stats::StatDesc;
 pub(crate) use udata::Udata;
 pub(crate) use umem::Umem;

@@ -15,8 +15,8 @@ use super::{
     wr::{RecvWrs, SendWrs},
     Ah, AhAttr, Cq, CqHandle, CqInitAttr, CqNotifyFlags, DeviceAttr, DeviceModify,
     DeviceModifyMask, DriverId, IbDevice, LinkLayer, Mr, MrReregFlags, MrType, Mw, Pd, PortAttr,
-    PortImmutable, PortModify, PortModifyMask, Qp, QpAttr, QpHandle, QpInitAttr, Srq, SrqAttrMask,
-    Udata, WorkCompletion, MAD_SIZE,
+    PortImmutable, PortModify, PortModifyMask, Qp, QpAttr, QpHandle, QpInitAttr, ResMsg, Srq,
+    SrqAttrMask, Udata, WorkCompletion, MAD_SIZE,
 };
 
 /// What `create_qp` gets besides the attributes: the objects the new QP is
@@ -99,6 +99,12 @@ pub(crate) trait Operations: Sized + Send + Sync {
     /// every mapping of the context. Implementing this lets removal proceed
     /// without waiting for the process to exit.
     fn disassociate_ucontext(_dev: &IbDevice<Self>) {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Adds the driver's attributes of `qp` to the message the core is
+    /// building for `rdma res show qp -dd`. Called between the QP's creation
+    /// and its destroy (the core drains its resource tracking first).
+    fn fill_res_qp_entry(_qp: &Qp<Self>, _msg: &mut ResMsg<'_>) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// Registration finished and the device is visible.

@@ -14,8 +14,8 @@ use super::{
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
     Ah, AhAttr, Cq, CqHandle, CqNotifyFlags, DeviceModifyMask, IbDevice, Mr, MrKeys, MrReregFlags,
-    MrType, Mw, Object, Operations, Pd, PortModifyMask, PostError, Qp, QpBinding, QpHandle, Srq,
-    SrqAttrMask, Udata, WorkCompletion, MAD_SIZE,
+    MrType, Mw, Object, Operations, Pd, PortModifyMask, PostError, Qp, QpBinding, QpHandle, ResMsg,
+    Srq, SrqAttrMask, Udata, WorkCompletion, MAD_SIZE,
 };
 
 /// An ops-table entry: the trampoline if the driver implements the
@@ -115,6 +115,7 @@ impl<T: Operations> OperationsVTable<T> {
             enable_driver: op!(T::HAS_ENABLED, Self::enable_driver),
             alloc_hw_port_stats: op!(T::HAS_HW_STAT_NAMES, Self::alloc_hw_port_stats),
             get_hw_stats: op!(T::HAS_HW_STATS, Self::get_hw_stats),
+            fill_res_qp_entry: op!(T::HAS_FILL_RES_QP_ENTRY, Self::fill_res_qp_entry),
             process_mad: op!(T::HAS_PROCESS_MAD, Self::process_mad),
             dealloc_driver: Some(Self::dealloc_driver),
             mmap: Some(queue_buf::mmap),
@@ -353,6 +354,21 @@ impl<T: Operations> OperationsVTable<T> {
             };
             T::hw_stats(dev, port, values)?;
             Ok(values.len() as i32)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// The [callback contract](Self#callback-contract), as
+    /// `fill_res_qp_entry`: the core drains the QP's resource tracking entry
+    /// before `destroy_qp`, so the QP is live.
+    unsafe extern "C" fn fill_res_qp_entry(msg: *mut sys::sk_buff, qp: *mut sys::ib_qp) -> i32 {
+        from_result(|| {
+            // SAFETY: the callback contract.
+            let qp = unsafe { Qp::<T>::from_raw(qp) };
+            // SAFETY: `msg` is the core's message, ours for the call.
+            unsafe { ResMsg::driver_table(msg, |m| T::fill_res_qp_entry(qp, m)) }?;
+            Ok(0)
         })
     }
 

@@ -17,7 +17,7 @@
 
 use super::{effects::ErrCause, inner::QpInner};
 use crate::{
-    ffi::rt,
+    ffi::{ib::ResMsg, rt},
     logic::{
         qp_state::{QpState, QpType},
         ratelimit::RateLimit,
@@ -163,6 +163,25 @@ impl kernel::fmt::Display for Missed {
             0 => Ok(()),
             n => write!(f, " ({n} such lines left out before)"),
         }
+    }
+}
+
+impl QpReport {
+    /// Adds what the core does not show of the QP to `msg`: `rdma res show
+    /// qp -dd` prints these after its own fields (state, PSNs, path MTU).
+    pub(crate) fn fill(&self, msg: &mut ResMsg<'_>) -> Result {
+        msg.put_u32(c"home_cpu", self.home)?;
+        if let Some((n, _)) = self.sq {
+            msg.put_u32(c"sq_waiting", n)?;
+        }
+        if let Some((n, _)) = self.rq {
+            msg.put_u32(c"rq_waiting", n)?;
+        }
+        msg.put_u32(c"rx_backlog", self.rx_backlog)?;
+        msg.put_u32(c"tx_skbs", self.tx_skbs)?;
+        msg.put_u64(c"timeout_us", self.timeout_ns.map_or(0, |ns| ns / 1000))?;
+        self.send.fill(msg)?;
+        self.resp.fill(msg)
     }
 }
 

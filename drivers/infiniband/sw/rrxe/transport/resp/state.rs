@@ -11,6 +11,7 @@
 //! responder's code, in the other files of `resp`, is a function of the
 //! QP's context and state and sits above the QP.
 
+use crate::ffi::ib::ResMsg;
 use crate::{
     logic::{resp::ReadReq, ring::FixedRing},
     proto::{headers::Syndrome, psn::Psn},
@@ -104,6 +105,16 @@ pub(crate) struct RespReport {
     resources: usize,
     deferred: Option<(Psn, Syndrome)>,
     reads_pending: bool,
+}
+
+impl RespReport {
+    /// Adds the responder's fields to `msg` (`rdma res show qp -dd`).
+    pub(crate) fn fill(&self, msg: &mut ResMsg<'_>) -> Result {
+        msg.put_u32(c"resp_msn", self.msn & 0xff_ffff)?;
+        msg.put_u32(c"resp_resources", self.resources as u32)?;
+        msg.put_u32(c"resp_nak_sent", u32::from(self.nak_sent))?;
+        msg.put_u32(c"resp_reads_pending", u32::from(self.reads_pending))
+    }
 }
 
 impl fmt::Display for RespReport {

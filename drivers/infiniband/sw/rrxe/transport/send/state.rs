@@ -11,6 +11,7 @@
 //! side. The roles that use it (`req.rs`, `comp.rs`) sit above the QP.
 
 use super::flights::{Flight, FlightOp, Flights};
+use crate::ffi::ib::ResMsg;
 use crate::{
     logic::{
         flow::{backed_off, RetryBudget, SendWindow, MAX_PKTS_PER_ACK},
@@ -80,6 +81,22 @@ pub(crate) struct SendReport {
     window: u32,
     timeouts: u8,
     rd_atomic: u32,
+}
+
+impl SendReport {
+    /// Adds the requester's fields to `msg` (`rdma res show qp -dd`).
+    pub(crate) fn fill(&self, msg: &mut ResMsg<'_>) -> Result {
+        msg.put_u32_hex(c"sq_psn_acked", self.acked.get())?;
+        msg.put_u32(c"sq_unacked", self.acked.distance(self.psn))?;
+        msg.put_u32(c"sq_window", self.window)?;
+        msg.put_u32(c"sq_flights", self.flights as u32)?;
+        msg.put_u32(c"rd_atomic", self.rd_atomic)?;
+        msg.put_u32(c"retry_left", u32::from(self.retry_left))?;
+        msg.put_u32(c"rnr_retry_left", u32::from(self.rnr_left))?;
+        msg.put_u32(c"rnr_wait", u32::from(self.rnr_wait))?;
+        msg.put_u32(c"timeouts", u32::from(self.timeouts))?;
+        msg.put_u64(c"idle_us", self.idle_ns / 1000)
+    }
 }
 
 impl fmt::Display for SendReport {
@@ -189,7 +206,12 @@ impl SendState {
             rnr_left: self.rnr_left.left(),
             rnr_wait: self.rnr_wait,
             retry_started: self.retry_started,
-            idle_ns: now.saturating_sub(self.progress),
+            // A QP that never sent has no progress to count from.
+            idle_ns: if self.progress == 0 {
+                0
+            } else {
+                now.saturating_sub(self.progress)
+            },
             window: self.window.limit(),
             timeouts: self.timeouts,
             rd_atomic: self.rd_atomic,
