@@ -7,7 +7,7 @@
 use crate::{
     ffi::ib::{
         self, AtomicCap, DeviceAttr, DeviceCapFlags, KernelCapFlags, PortAttr, PortCapFlags,
-        PortWidth,
+        PortSpeed, PortWidth,
     },
     logic::mcast,
     proto::mtu,
@@ -118,7 +118,7 @@ pub(crate) fn fill_port_attr(attr: &mut PortAttr, port_cap_flags: u32) {
     attr.pkey_tbl_len = PKEY_TABLE_LEN;
     attr.max_vl_num = 1;
     attr.set_active_width(PortWidth::X1);
-    attr.active_speed = 1;
+    attr.set_active_speed(PortSpeed::SDR);
 }
 
 /// Port capabilities at creation (connection management supported), as

@@ -173,3 +173,10 @@ pub(crate) use raw::{
     rdma_nl_put_driver_u32, rdma_nl_put_driver_u32_hex, rdma_nl_put_driver_u64,
     rrxe_nl_driver_nest_start, rrxe_nl_nest_cancel, rrxe_nl_nest_end,
 };
+
+// The QP states and types, and the port speed, `logic` and `ib` name
+// (checked in rxe_abi/numbers.rs, used in ib/port_attr.rs).
+pub(crate) use raw::{
+    IB_QPS_ERR, IB_QPS_INIT, IB_QPS_RESET, IB_QPS_RTR, IB_QPS_RTS, IB_QPS_SQD, IB_QPS_SQE,
+    IB_QPT_RC, IB_QPT_SMI, IB_QPT_UC, IB_SPEED_SDR,
+};

@@ -48,7 +48,7 @@ impl Operations for RrxeDevice {
         attr.active_mtu = proto::mtu::ib_mtu_for_netdev(ndev.mtu());
         attr.phys_mtu = proto::mtu::ib_mtu_bytes(proto::mtu::IB_MTU_4096);
         if let Ok((speed, width)) = dev.eth_speed(port) {
-            attr.active_speed = speed;
+            attr.set_active_speed(speed);
             attr.set_active_width(width);
         }
         let (state, phys) = if ndev.is_active() {

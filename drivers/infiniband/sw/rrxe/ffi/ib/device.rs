@@ -24,7 +24,7 @@ use crate::ffi::sys;
 use core::{marker::PhantomData, ops::Deref, ptr::NonNull};
 use kernel::{error::to_result, prelude::*, types::Opaque, ThisModule};
 
-use super::{vtable::OperationsVTable, Operations, PortWidth};
+use super::{vtable::OperationsVTable, Operations, PortSpeed, PortWidth};
 
 /// Asynchronous port events a driver reports to the core's event handlers.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -127,11 +127,11 @@ impl<T: Operations> IbDevice<T> {
     }
 
     /// The Ethernet speed and width of `port` as IB speed/width codes.
-    pub(crate) fn eth_speed(&self, port: u32) -> Result<(u16, PortWidth)> {
+    pub(crate) fn eth_speed(&self, port: u32) -> Result<(PortSpeed, PortWidth)> {
         let (mut speed, mut width) = (0u16, 0u8);
         // SAFETY: the device is valid and both out-pointers are valid.
         to_result(unsafe { sys::ib_get_eth_speed(self.as_raw(), port, &mut speed, &mut width) })?;
-        Ok((speed, PortWidth::from_raw(width)))
+        Ok((PortSpeed::from_raw(speed), PortWidth::from_raw(width)))
     }
 
     /// Replaces the node description (from `modify_device`).

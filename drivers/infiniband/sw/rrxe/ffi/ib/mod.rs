@@ -79,7 +79,8 @@ pub(crate) use link::{LinkOps, LinkRegistration};
 pub(crate) use object::{Ah, Cq, Mr, Mw, Object, Pd, Qp, Srq};
 pub(crate) use operations::{MrKeys, Operations, PostError, QpBinding};
 pub(crate) use port_attr::{
-    CoreCapFlags, LinkLayer, PhysState, PortCapFlags, PortModifyMask, PortState, PortWidth,
+    CoreCapFlags, LinkLayer, PhysState, PortCapFlags, PortModifyMask, PortSpeed, PortState,
+    PortWidth,
 };
 pub(crate) use qp_attr::{AhAttr, AhFlags, GidType, StoredAhAttr, StoredQpAttr};
 pub(crate) use queue_buf::QueueBuf;

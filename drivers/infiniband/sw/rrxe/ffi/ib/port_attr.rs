@@ -52,6 +52,24 @@ impl PortWidth {
     }
 }
 
+/// The signalling rate of a port's lanes (`enum ib_port_speed`, the
+/// `active_speed` of a [`PortAttr`]). As with [`PortWidth`], the core
+/// reports what the netdev's link has, so any number is representable.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PortSpeed(u16);
+
+impl PortSpeed {
+    /// `IB_SPEED_SDR`: 2.5 Gb/s per lane, what a port reports when the
+    /// netdev's speed is unknown.
+    pub(crate) const SDR: Self = Self(sys::IB_SPEED_SDR as u16);
+
+    /// The speed the core gave as `raw`.
+    pub(super) const fn from_raw(raw: u16) -> Self {
+        Self(raw)
+    }
+}
+
 /// The link layer of a port (`enum rdma_link_layer`): what
 /// [`Operations::link_layer`](super::Operations::link_layer) answers.
 #[repr(u32)]
@@ -104,6 +122,11 @@ impl PortAttr {
     /// Sets the width of the port's link (`active_width`).
     pub(crate) fn set_active_width(&mut self, width: PortWidth) {
         self.active_width = width.0;
+    }
+
+    /// Sets the signalling rate of the port's lanes (`active_speed`).
+    pub(crate) fn set_active_speed(&mut self, speed: PortSpeed) {
+        self.active_speed = speed.0;
     }
 }
 

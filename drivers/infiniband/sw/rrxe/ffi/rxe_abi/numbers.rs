@@ -5,12 +5,19 @@
 //! and flags (`enum ib_wr_opcode`, `enum ib_send_flags`), which rxe WQEs and
 //! kernel work requests both carry, the size of a management datagram,
 //! the memory window types (`enum ib_mw_type`), the path MTUs
-//! (`enum ib_mtu`) and the default P_Key. `logic` and `proto` cannot see the
+//! (`enum ib_mtu`), the default P_Key, and the QP states and types
+//! (`enum ib_qp_state`, `enum ib_qp_type`) that `modify_qp`, `create_qp`
+//! and the trace events carry. `logic` and `proto` cannot see the
 //! bindings (they are also built on the host) and [`ib`](crate::ffi::ib)
 //! does not know them, so the checks live here; a mismatch fails the build.
 
 use crate::ffi::{ib, sys};
-use crate::logic::{mad, mw::MwType, wr};
+use crate::logic::{
+    mad,
+    mw::MwType,
+    qp_state::{QpState, QpType},
+    wr,
+};
 use crate::proto::{headers, mtu};
 
 // `enum ib_wr_opcode`.
@@ -59,4 +66,37 @@ const _: () = {
         MwType::from_raw(sys::IB_MW_TYPE_2),
         Some(MwType::Two)
     ));
+};
+
+// `enum ib_qp_state`, every state: `modify_qp` and `query_qp` pass the C
+// number through `QpState::{from_raw, raw}`, and the `rrxe_qp_state`
+// trace event prints it by the kernel's names.
+const _: () = {
+    let c = [
+        sys::IB_QPS_RESET,
+        sys::IB_QPS_INIT,
+        sys::IB_QPS_RTR,
+        sys::IB_QPS_RTS,
+        sys::IB_QPS_SQD,
+        sys::IB_QPS_SQE,
+        sys::IB_QPS_ERR,
+    ];
+    let ours = QpState::ALL;
+    assert!(c.len() == ours.len());
+    let mut i = 0;
+    while i < c.len() {
+        assert!(ours[i].raw() == c[i]);
+        assert!(matches!(QpState::from_raw(c[i]), Some(s) if s.raw() == c[i]));
+        i += 1;
+    }
+};
+
+// `enum ib_qp_type`, the types rrxe creates (the others are refused by
+// number, so only their being distinct from these matters).
+const _: () = {
+    assert!(QpType::Smi.raw() == sys::IB_QPT_SMI);
+    assert!(QpType::Gsi.raw() == sys::IB_QPT_GSI);
+    assert!(QpType::Rc.raw() == sys::IB_QPT_RC);
+    assert!(QpType::Uc.raw() == sys::IB_QPT_UC);
+    assert!(QpType::Ud.raw() == sys::IB_QPT_UD);
 };
