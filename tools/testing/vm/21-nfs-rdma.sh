@@ -30,21 +30,32 @@
 # then nfsd stopped, the export and the daemons gone, nfsd, nfs and rpcrdma
 # unloaded, the device deleted, the driver unloaded.
 #
-# NFSv3 only: the test kernel has NFS_V3 and NFSD but not NFS_V4/NFSD_V4;
-# NFSv4.x over RDMA needs those in scripts/kernel/test.config (a kernel
-# rebuild; a follow-up).
-#
 # It runs on rrxe first, then on rdma_rxe (the control); each case prints
 # both results. A case fails if rrxe fails it; a control failure is shown
 # next to it, so a bug of the ULP or of rdma_rxe is told apart from ours.
 #
-# usage: 21-nfs-rdma.sh [DRIVER...]   (default: rrxe rxe)
-# RRXE_NFS_TIMING=1 prints how long each case took; RRXE_NFS_MOUNTS picks
-# mounts (1M 4K 2K, all by default).
+# Then across two hosts (pair_up: the client in h1, knfsd in h2), an rrxe
+# client with an rdma_rxe server and the reverse, the 1 MiB mount (the
+# chunks: fast registration, RDMA READ and WRITE across the two drivers;
+# RRXE_NFS_XMOUNTS="1M 2K" adds the inline one); each pairing has rrxe on
+# one side and must pass. The server's
+# rpcbind gets a mount namespace with a /run of its own (srv, below).
+#
+# NFSv3 only: the test kernel has NFS_V3 and NFSD but not NFS_V4/NFSD_V4;
+# NFSv4.x over RDMA needs those in scripts/kernel/test.config (a kernel
+# rebuild; a follow-up).
+#
+# usage: 21-nfs-rdma.sh [DRIVER|PAIRING...]
+#        (default: rrxe rxe rrxe-rxe rxe-rrxe; rxe-rxe runs the pairing
+#        part on rdma_rxe alone)
+# RRXE_NFS_TIMING=1 prints how long each case took; RRXE_NFS_MOUNTS and
+# RRXE_NFS_XMOUNTS pick the mounts on one device and across two hosts
+# (1M 4K 2K and 1M by default).
 . "$RRXE_TOP/tools/testing/lib.sh"
 
 drivers=() pairs=()
-for a in "${@:-rrxe rxe rrxe-rxe rxe-rrxe}"; do
+[ $# -gt 0 ] || set -- rrxe rxe rrxe-rxe rxe-rrxe
+for a; do
 	case $a in
 	rrxe | rxe) drivers+=("$a") ;;
 	rrxe-rxe | rxe-rrxe | rxe-rxe | rrxe-rrxe) pairs+=("$a") ;;
@@ -59,7 +70,7 @@ declare -A mount_def=(
 	[2K]="2KiB 2048 $((128 << 10)) inline")
 mounts=() xmounts=()
 for m in ${RRXE_NFS_MOUNTS:-1M 4K 2K}; do mounts+=("${mount_def[$m]}"); done
-for m in ${RRXE_NFS_XMOUNTS:-1M 2K}; do xmounts+=("${mount_def[$m]}"); done
+for m in ${RRXE_NFS_XMOUNTS:-1M}; do xmounts+=("${mount_def[$m]}"); done
 ADDR=198.18.0.1
 NFS_PORT=20049 MOUNTD_PORT=20048
 svc=/proc/sys/sunrpc/svc_rdma
@@ -384,7 +395,7 @@ run() {
 }
 
 # cross CLIENT-SERVER: the client on a device of type CLIENT in h1, knfsd
-# on one of type SERVER in h2 (pair_up), the 1 MiB and 2 KiB mounts.
+# on one of type SERVER in h2 (pair_up), the mounts of xmounts.
 cross() {
 	local p=$1 c
 	STUCK=0
