@@ -153,11 +153,16 @@ fn encode_send(spec: &SendSpec, slot_len: usize) -> Vec<u8> {
             iova = wr.remote_addr;
         }
         SendOp::LocalInv { rkey } => s.u32(20, rkey),
-        SendOp::RegMr { key, access } => {
+        SendOp::RegMr {
+            key,
+            access,
+            iova: at,
+        } => {
             // The kernel's `ib_mr *`, never decoded.
             s.u64(24, 0xffff_8880_dead_b000);
             s.u32(32, key);
             s.u32(36, access);
+            iova = at;
         }
         SendOp::BindMw(wr) => {
             s.u64(24, wr.addr);
@@ -428,6 +433,8 @@ fn atomic_write_flush_and_local_ops() {
         SendOp::RegMr {
             key: 0x801,
             access: 0xf,
+            // rpcrdma's: the XID in the upper 32 bits.
+            iova: 0x1234_5678_0000_1000,
         },
         SendOp::BindMw(BindWr {
             addr: RADDR,
@@ -527,7 +534,14 @@ fn initiator_depth_is_taken_by_reads_atomics_and_atomic_writes() {
             false,
         ),
         (SendOp::LocalInv { rkey: 1 }, false),
-        (SendOp::RegMr { key: 1, access: 0 }, false),
+        (
+            SendOp::RegMr {
+                key: 1,
+                access: 0,
+                iova: 0,
+            },
+            false,
+        ),
     ];
     for (op, counted) in cases {
         assert_eq!(op.uses_initiator_depth(), counted, "{op:?}");
@@ -585,7 +599,14 @@ fn opcode_legality_per_qp_type() {
         (bind, &[Rc, Uc]),
         (read, &[Rc]),
         (SendOp::LocalInv { rkey: 0 }, &[Rc]),
-        (SendOp::RegMr { key: 0, access: 0 }, &[Rc]),
+        (
+            SendOp::RegMr {
+                key: 0,
+                access: 0,
+                iova: 0,
+            },
+            &[Rc],
+        ),
         (
             SendOp::FetchAdd {
                 remote_addr: 0,
@@ -1048,8 +1069,10 @@ fn arb_rc_only() -> impl Strategy<Value = (SendOp, Data)> {
             )
         ),
         any::<u32>().prop_map(|rkey| (SendOp::LocalInv { rkey }, Data::Sges(Vec::new()))),
-        any::<(u32, u32)>()
-            .prop_map(|(key, access)| (SendOp::RegMr { key, access }, Data::Sges(Vec::new()))),
+        any::<(u32, u32, u64)>().prop_map(|(key, access, iova)| (
+            SendOp::RegMr { key, access, iova },
+            Data::Sges(Vec::new())
+        )),
     ]
 }
 

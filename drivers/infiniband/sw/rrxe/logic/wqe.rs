@@ -112,6 +112,10 @@ pub(crate) mod layout {
     /// `wr.wr.reg.access`.
     pub(crate) const REG_ACCESS: usize = 36;
 
+    /// `rxe_send_wqe.iova`: for `REG_MR`, the address the region is
+    /// registered at (`post.rs` copies the `ib_mr`'s `iova` there).
+    pub(crate) const SEND_IOVA: usize = 152;
+
     /// `rxe_send_wqe.dma.length`.
     pub(crate) const SEND_DMA_LENGTH: usize = 184;
     /// `rxe_send_wqe.dma.num_sge`.
@@ -284,9 +288,11 @@ pub(crate) enum SendOp {
     Flush(FlushWr),
     /// `LOCAL_INV` of `rkey` (`ex.invalidate_rkey`).
     LocalInv { rkey: u32 },
-    /// `REG_MR` (kernel consumers only): the new key and access flags. The
+    /// `REG_MR` (kernel consumers only): the new key and access flags, and
+    /// the address the region is registered at (the WQE's `iova`, which
+    /// `post.rs` takes from the `ib_mr` when the request is posted). The
     /// `ib_mr` pointer next to them is not decoded.
-    RegMr { key: u32, access: u32 },
+    RegMr { key: u32, access: u32, iova: u64 },
     /// `BIND_MW`.
     BindMw(BindWr),
 }
@@ -608,6 +614,7 @@ fn send_op(hdr: &Fields<'_>, data: &[u8], code: u32) -> Result<SendOp, WqeError>
         REG_MR => SendOp::RegMr {
             key: hdr.u32(l::REG_KEY)?,
             access: hdr.u32(l::REG_ACCESS)?,
+            iova: hdr.u64(l::SEND_IOVA)?,
         },
         BIND_MW => SendOp::BindMw(BindWr {
             addr: hdr.u64(l::MW_ADDR)?,

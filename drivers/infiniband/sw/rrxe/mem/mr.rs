@@ -97,8 +97,8 @@ struct FastState {
     /// Registered (rxe's VALID state), or not (FREE: never registered, or
     /// invalidated since).
     valid: bool,
-    /// What the last `ib_map_mr_sg` mapped: the range `REG_MR` registers.
-    mapped_iova: u64,
+    /// The length the last `ib_map_mr_sg` mapped, which `REG_MR` registers
+    /// (at the address posted with it).
     mapped_len: u64,
 }
 
@@ -347,7 +347,6 @@ impl MrSpec {
                             access: 0,
                         },
                         valid: false,
-                        mapped_iova: 0,
                         mapped_len: 0,
                     }),
                     GFP_KERNEL,
@@ -403,21 +402,19 @@ impl MrInner {
         f.pages.push(addr, GFP_ATOMIC).map_err(|_| ENOMEM)
     }
 
-    /// Records the range the last `ib_map_mr_sg` mapped.
-    pub(crate) fn set_mapping(&self, iova: u64, len: u64) {
+    /// Records the length the last `ib_map_mr_sg` mapped.
+    pub(crate) fn set_mapping(&self, len: u64) {
         if let Ok(f) = self.fast() {
-            let mut f = f.lock();
-            f.mapped_iova = iova;
-            f.mapped_len = len;
+            f.lock().mapped_len = len;
         }
     }
 
-    /// `REG_MR`: registers the range the last `ib_map_mr_sg` mapped.
-    pub(crate) fn register_mapped(&self, key: u32, access: u32) -> Result {
-        let (iova, len) = {
-            let f = self.fast()?.lock();
-            (f.mapped_iova, f.mapped_len)
-        };
+    /// `REG_MR`: registers the pages and length the last `ib_map_mr_sg`
+    /// mapped at `iova`, the `ib_mr`'s address when the request was
+    /// posted: a consumer may change it after mapping (rpcrdma does), and
+    /// rxe registers at the posted one too.
+    pub(crate) fn register_mapped(&self, key: u32, access: u32, iova: u64) -> Result {
+        let len = self.fast()?.lock().mapped_len;
         self.fast_register(key, access, iova, len)
     }
 

@@ -187,6 +187,7 @@ fn send_wqe<D: Operations<Ah = RrxeAh>>(
         w.wr.reg.__bindgen_anon_1.mr = r.mr;
         w.wr.reg.key = r.key;
         w.wr.reg.access = r.access;
+        wqe.iova = r.iova;
     } else if wr.opcode() == opcode::REG_MR {
         return Err(EINVAL);
     }

@@ -77,9 +77,11 @@ pub(super) fn mr_set_page(mr: &Mr<RrxeDevice>, addr: u64) -> Result {
     mr.inner.add_page(addr)
 }
 
-/// `Operations::mr_mapped`: the list is complete: the MR's address range.
-pub(super) fn mr_mapped(mr: &Mr<RrxeDevice>, iova: u64, length: u64) {
-    mr.inner.set_mapping(iova, length);
+/// `Operations::mr_mapped`: the list is complete: the MR's length. Its
+/// address is taken when a `REG_MR` is posted (`RegWr::iova`): consumers
+/// may change it in between.
+pub(super) fn mr_mapped(mr: &Mr<RrxeDevice>, _iova: u64, length: u64) {
+    mr.inner.set_mapping(length);
 }
 
 /// `Operations::rereg_user_mr`: the MR moved to another PD.

@@ -111,6 +111,11 @@ pub(crate) struct RegWr {
     pub(crate) mr: *mut sys::ib_mr,
     pub(crate) key: u32,
     pub(crate) access: u32,
+    /// The `ib_mr`'s `iova` as the consumer posts the request: ULPs change
+    /// it after `ib_map_mr_sg` (rpcrdma puts the RPC's XID in its upper 32
+    /// bits, `frwr_map`), and the registration is at this address, as in
+    /// rxe (`rxe_reg_fast_mr` takes `wr.reg.mr->iova`).
+    pub(crate) iova: u64,
 }
 
 /// One send request of a chain.
@@ -242,6 +247,9 @@ impl<'a> SendWr<'a> {
             mr: r.mr,
             key: r.key,
             access: r.access as u32,
+            // SAFETY: a consumer posts a registration of a live MR of its
+            // own, mapped by `ib_map_mr_sg`.
+            iova: unsafe { (*r.mr).iova },
         })
     }
 }

@@ -49,6 +49,7 @@ const _: () = assert!(offset_of!(rxe_send_wqe, wr.wr.mw.access) == l::MW_ACCESS)
 // `wr.wr.reg` (kernel only).
 const _: () = assert!(offset_of!(rxe_send_wqe, wr.wr.reg.key) == l::REG_KEY);
 const _: () = assert!(offset_of!(rxe_send_wqe, wr.wr.reg.access) == l::REG_ACCESS);
+const _: () = assert!(offset_of!(rxe_send_wqe, iova) == l::SEND_IOVA);
 
 // The send WQE's `dma` and the data area after the header, which
 // `post.rs` writes at `size_of::<rxe_send_wqe>()`.

@@ -99,10 +99,10 @@ fn local_op(ctx: &QpCtx<'_>, op: &SendOp) -> WcResult {
             .is_some_and(|mr| mr.in_pd(ctx.mem.pd) && mr.invalidate(rkey).is_ok()),
         // Only kernel consumers may register (a process could write this
         // opcode into its own ring). The MR is the one at the key's index.
-        SendOp::RegMr { key, access } => {
+        SendOp::RegMr { key, access, iova } => {
             !ctx.is_user
                 && mrs.get_index(key).is_some_and(|mr| {
-                    mr.in_pd(ctx.mem.pd) && mr.register_mapped(key, access).is_ok()
+                    mr.in_pd(ctx.mem.pd) && mr.register_mapped(key, access, iova).is_ok()
                 })
         }
         _ => false,
