@@ -213,7 +213,7 @@ impl QpInner {
             self.handle.event(Event::SqDrained);
         }
         if let Some(cause) = fx.enter_error {
-            if fx.newly_in_error {
+            if fx.left_state != QpState::Err {
                 trace::qp_state(
                     self.qpn,
                     fx.left_state.raw() as u8,

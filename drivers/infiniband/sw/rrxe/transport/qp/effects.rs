@@ -77,10 +77,8 @@ pub(crate) struct Effects {
     /// The QP is to enter ERR and be flushed (a failed completion, a
     /// class C or D NAK sent): the first cause the pass found.
     pub(in crate::transport) enter_error: Option<ErrCause>,
-    /// Once settled: the QP was not in ERR before this pass put it there
-    /// (what is worth a log line).
-    pub(in crate::transport) newly_in_error: bool,
-    /// Once settled: the state the QP was in before (for the trace).
+    /// Once settled: the state the QP was in before this pass put it in
+    /// ERR (the trace's, and whether it is news worth a log line).
     pub(in crate::transport) left_state: QpState,
     /// An RC request went out: the retransmit timer is to run (asked by
     /// the requester; [`settle`](Self::settle) turns it into
@@ -107,7 +105,6 @@ impl Effects {
             notify_send: false,
             notify_recv: false,
             enter_error: None,
-            newly_in_error: false,
             left_state: QpState::Reset,
             arm_retransmit: false,
             retransmit_in: None,
@@ -189,7 +186,6 @@ impl Effects {
         }
         self.sq_drained = self.sq_drained && st.attr.get().en_sqd_async_notify != 0;
         if self.enter_error.is_some() {
-            self.newly_in_error = st.state != QpState::Err;
             self.left_state = st.state;
             st.state = QpState::Err;
         }

@@ -67,54 +67,34 @@ impl QpInner {
     /// A copy of the QP's state for a report.
     pub(crate) fn report(&self) -> QpReport {
         let now = rt::now_ns();
-        let (
-            state,
-            sq_draining,
-            destroyed,
-            dest_qpn,
-            sport,
-            mtu,
-            timeout_ns,
-            timer_armed,
-            send,
-            resp,
-        ) = {
+        // The state's fields under its lock; the queues' fill after it,
+        // each under its own lock in turn (never two at once).
+        let mut r = {
             let st = self.state.lock();
-            (
-                st.state,
-                st.sq_draining,
-                st.destroyed,
-                st.attr.get().dest_qp_num,
-                st.sport,
-                st.mtu,
-                st.timeout_ns,
-                st.timer_armed,
-                st.send.report(now),
-                st.resp.report(),
-            )
+            QpReport {
+                qpn: self.qpn,
+                ty: self.ty,
+                state: st.state,
+                sq_draining: st.sq_draining,
+                destroyed: st.destroyed,
+                dest_qpn: st.attr.get().dest_qp_num,
+                sport: st.sport,
+                mtu: st.mtu,
+                timeout_ns: st.timeout_ns,
+                timer_armed: st.timer_armed,
+                home: self.home,
+                rx_backlog: self.rx_backlog.load(Ordering::Relaxed),
+                tx_skbs: self.tx.in_flight(),
+                sq: None,
+                rq: None,
+                srq: self.has_srq,
+                send: st.send.report(now),
+                resp: st.resp.report(),
+            }
         };
-        let sq = fill(&self.sq.lock());
-        let rq = fill(&self.rq.lock());
-        QpReport {
-            qpn: self.qpn,
-            ty: self.ty,
-            state,
-            sq_draining,
-            destroyed,
-            dest_qpn,
-            sport,
-            mtu,
-            timeout_ns,
-            timer_armed,
-            home: self.home,
-            rx_backlog: self.rx_backlog.load(Ordering::Relaxed),
-            tx_skbs: self.tx.in_flight(),
-            sq,
-            rq,
-            srq: self.has_srq,
-            send,
-            resp,
-        }
+        r.sq = fill(&self.sq.lock());
+        r.rq = fill(&self.rq.lock());
+        r
     }
 }
 
