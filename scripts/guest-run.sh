@@ -110,7 +110,8 @@ reset_guest() {
 		echo "# leftover namespace: $d"
 		ip netns del "$d"
 	done
-	for d in $(ls /sys/class/net); do
+	for d in /sys/class/net/*; do
+		d=${d##*/}
 		[ "$d" = lo ] && continue
 		echo "# leftover netdev: $d"
 		ip link del "$d" 2>/dev/null
@@ -143,6 +144,14 @@ cpu_ticks() {
 	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t }' /proc/stat
 }
 
+# mem_line NAME: one comment line on the guest's memory after a script, so
+# that what a boot's scripts keep (or an OOM kill) shows in the log.
+mem_line() {
+	awk -v name="$1" '{ m[$1] = int($2 / 1024) }
+		END { printf "# memory after %s: %d MiB available of %d, slab %d MiB (%d unreclaimable)\n",
+			name, m["MemAvailable:"], m["MemTotal:"], m["Slab:"], m["SUnreclaim:"] }' /proc/meminfo
+}
+
 # run_one SCRIPT [ARGS...]: runs a script, then its kmemleak and log checks.
 # Returns non-zero if any failed.
 run_one() {
@@ -164,8 +173,13 @@ run_one() {
 	# on timers and timeouts, not on the debug kernel (testing.rst).
 	read -r busy1 total1 < <(cpu_ticks)
 	echo "# $name took $((SECONDS - start)) s, CPUs $(((busy1 - busy0) * 100 / (total1 - total0 + 1)))% busy"
-	if [ $rc = 124 ] || [ $rc = 137 ]; then
+	mem_line "$name"
+	if [ $rc = 124 ] || { [ $rc = 137 ] && [ $((SECONDS - start)) -ge "$script_timeout" ]; }; then
 		echo "not ok - $name: did not finish within ${script_timeout}s"
+	elif [ $rc = 137 ]; then
+		# SIGKILL before the timeout: the OOM killer, most likely.
+		echo "not ok - $name: killed (SIGKILL) after $((SECONDS - start)) s"
+		dmesg | grep -E 'Out of memory|oom-kill:|Killed process' | head -20 | sed 's/^/# /'
 	elif [ $rc != 0 ] && ! grep -q '^not ok - ' "$log"; then
 		echo "not ok - $name: exit $rc"
 	fi
