@@ -208,6 +208,12 @@ struct work_struct;
 /* queue_work_on(@cpu, system_bh_wq, @work): runs in softirq on @cpu; from
  * process context on this CPU, before this returns (not in ksoftirqd). */
 bool rrxe_queue_work_bh_on(unsigned int cpu, struct work_struct *work);
+/* queue_work_on(@cpu, system_percpu_wq, @work): process context on @cpu. */
+bool rrxe_queue_work_task_on(unsigned int cpu, struct work_struct *work);
+/* local_bh_disable()/local_bh_enable(): a run in process context sees what
+ * a softirq run sees (no preemption, no softirq on this CPU meanwhile). */
+void rrxe_local_bh_disable(void);
+void rrxe_local_bh_enable(void);
 
 /* ---- Net: a bounded queue of received buffers ---- */
 struct sk_buff_head;

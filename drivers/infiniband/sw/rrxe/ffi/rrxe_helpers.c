@@ -637,6 +637,27 @@ bool rrxe_queue_work_bh_on(unsigned int cpu, struct work_struct *work)
 	return queued;
 }
 
+/*
+ * Queues work on CPU @cpu's per-CPU kworker (process context), for what is
+ * left after a bottom-half run used its budget: there the scheduler shares
+ * the CPU with tasks and RCU's threads, where softirq work that never
+ * drains (each interrupt's exit runs up to 2 ms of it) would starve them.
+ */
+bool rrxe_queue_work_task_on(unsigned int cpu, struct work_struct *work)
+{
+	return queue_work_on(cpu, system_percpu_wq, work);
+}
+
+void rrxe_local_bh_disable(void)
+{
+	local_bh_disable();
+}
+
+void rrxe_local_bh_enable(void)
+{
+	local_bh_enable();
+}
+
 void rrxe_rxq_init(struct sk_buff_head *q)
 {
 	skb_queue_head_init(q);

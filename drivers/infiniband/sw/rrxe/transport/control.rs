@@ -187,11 +187,14 @@ impl QpInner {
                 rxq <- RxQueue::new(RX_QUEUE_LEN),
                 rx_backlog: AtomicU32::new(0),
                 rx_task <- new_work!("rrxe_qp_rx"),
+                rx_left <- new_work!("rrxe_qp_rx_left"),
                 task <- new_work!("rrxe_qp_task"),
+                task_left <- new_work!("rrxe_qp_task_left"),
                 retransmit <- SoftTimer::new(),
                 rnr <- SoftTimer::new(),
                 deferrals <- new_spinlock_irq!(true),
                 runner: RunOnce::new(),
+                rx_runner: RunOnce::new(),
                 flusher: RunOnce::new(),
                 tx: SkbAccount::new()?,
                 mcast_groups: AtomicU32::new(0),
@@ -337,6 +340,8 @@ impl QpInner {
         self.rnr.cancel();
         rt::cancel_work_sync::<_, 0>(self);
         rt::cancel_work_sync::<_, 3>(self);
+        rt::cancel_work_sync::<_, 4>(self);
+        rt::cancel_work_sync::<_, 5>(self);
         self.rxq.purge();
         self.tx.close();
         // Released here, not with the last reference: their mmap entries

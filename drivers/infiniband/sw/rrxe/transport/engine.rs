@@ -25,6 +25,7 @@ use crate::{
     ffi::ib::Event,
     ffi::net::NetDev,
     ffi::rt::{
+        self,
         trace::{self, DropReason},
         SoftTimer, SoftTimerOwner,
     },
@@ -51,10 +52,31 @@ impl WorkItem<0> for QpInner {
     }
 }
 
+/// The requester's run after one used its budget (`Deferred::RunLeft`), in
+/// process context: the data path runs as in softirq, bottom halves off.
+impl WorkItem<4> for QpInner {
+    type Pointer = Arc<QpInner>;
+
+    fn run(this: Arc<QpInner>) {
+        let _bh = rt::BhOff::new();
+        this.kick();
+    }
+}
+
 impl WorkItem<3> for QpInner {
     type Pointer = Arc<QpInner>;
 
     fn run(this: Arc<QpInner>) {
+        this.take_queued();
+    }
+}
+
+/// The queue's run after one used its budget (`Deferred::RxLeft`), likewise.
+impl WorkItem<5> for QpInner {
+    type Pointer = Arc<QpInner>;
+
+    fn run(this: Arc<QpInner>) {
+        let _bh = rt::BhOff::new();
         this.take_queued();
     }
 }
@@ -106,7 +128,10 @@ impl QpInner {
                 passes += 1;
                 if passes >= RUN_BUDGET {
                     self.runner.stop();
-                    self.schedule();
+                    // Not back to softirq: a QP that keeps it busy would
+                    // starve the CPU's tasks and RCU (the kill storm ran
+                    // a debug guest out of memory so).
+                    self.defer(Deferred::RunLeft);
                     return;
                 }
                 continue;

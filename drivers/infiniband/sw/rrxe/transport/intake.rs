@@ -158,18 +158,32 @@ impl QpInner {
         }
     }
 
-    /// The home CPU's run of the queue (bottom-half work).
+    /// The home CPU's run of the queue (bottom-half work, or process
+    /// context with bottom halves off), on one CPU at a time: a run that
+    /// finds another going asks it to look again. What a run leaves after
+    /// its budget goes on in process context ([`Deferred::RxLeft`]).
     pub(crate) fn take_queued(self: &Arc<Self>) {
-        for _ in 0..RX_BUDGET {
-            let Some(dg) = self.rxq.pop() else {
-                return;
-            };
-            self.take(&dg);
-            drop(dg);
-            self.rx_backlog.fetch_sub(1, Ordering::AcqRel);
+        if !self.rx_runner.try_start() {
+            return;
         }
-        if !self.rxq.is_empty() {
-            self.defer(Deferred::Rx);
+        let mut taken = 0;
+        loop {
+            while let Some(dg) = self.rxq.pop() {
+                self.take(&dg);
+                drop(dg);
+                self.rx_backlog.fetch_sub(1, Ordering::AcqRel);
+                taken += 1;
+                if taken >= RX_BUDGET {
+                    self.rx_runner.stop();
+                    if !self.rxq.is_empty() {
+                        self.defer(Deferred::RxLeft);
+                    }
+                    return;
+                }
+            }
+            if self.rx_runner.finish() {
+                return;
+            }
         }
     }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 
 //! Runtime helpers missing from the kernel crate: flushing and cancelling
-//! work items (and queueing them on one CPU's BH queue), CPUs, the
+//! work items (and queueing them on one CPU's BH queue or kworker), CPUs, the
 //! monotonic clock, soft hrtimers owned through
 //! an `Arc`, and random numbers. Written to be independent of rrxe, like `net/`.
 
@@ -14,7 +14,7 @@ pub(crate) mod work;
 pub(crate) use cpu::{cpu_online, next_online_cpu, this_cpu};
 pub(crate) use time::now_ns;
 pub(crate) use timer::{SoftTimer, SoftTimerOwner};
-pub(crate) use work::{cancel_work_sync, enqueue_bh_on};
+pub(crate) use work::{cancel_work_sync, enqueue_bh_on, enqueue_task_on, BhOff};
 
 /// The kernel's `crc32_le`: feeds `data` into the raw CRC-32 register
 /// `crc` (no inversion), with the fastest implementation the CPU has.

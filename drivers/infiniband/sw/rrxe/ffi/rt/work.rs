@@ -75,6 +75,53 @@ where
     r.is_ok()
 }
 
+/// Queues the work item `ID` of `this` on CPU `cpu`'s per-CPU kworker
+/// (`system_percpu_wq`): it runs there in process context, where the
+/// scheduler shares the CPU with tasks. For what a bottom-half run leaves
+/// when it used its budget: softirq work that keeps coming back would
+/// starve them. Returns `false` if it was queued already (the clone given
+/// is then dropped). Any context; `cpu` must be online.
+/// An item queued here must never be queued on a bottom-half queue: the
+/// queue's lockdep map of the item would be taken in both contexts.
+pub(crate) fn enqueue_task_on<T, const ID: u64>(cpu: u32, this: Arc<T>) -> bool
+where
+    T: HasWork<T, ID> + WorkItem<ID, Pointer = Arc<T>> + Send + Sync + 'static,
+{
+    // SAFETY: as in `enqueue_bh_on`.
+    let r = unsafe {
+        this.__enqueue(|work| {
+            // CAST: the kernel crate's `work_struct` and ours are the same C struct.
+            sys::rrxe_queue_work_task_on(cpu, work.cast())
+        })
+    };
+    r.is_ok()
+}
+
+/// Bottom halves off on this CPU while it lives (`local_bh_disable`): code
+/// written for softirq context may run in process context under it (no
+/// preemption, no softirq of this CPU in between). Nests; any context but
+/// hard interrupts.
+pub(crate) struct BhOff(core::marker::PhantomData<*mut ()>);
+
+impl BhOff {
+    /// Turns bottom halves off until the guard is dropped, on this CPU
+    /// (the guard is not `Send`).
+    pub(crate) fn new() -> Self {
+        // SAFETY: no precondition but not being in a hard interrupt, which
+        // no caller of this module's work items is.
+        unsafe { sys::rrxe_local_bh_disable() };
+        Self(core::marker::PhantomData)
+    }
+}
+
+impl Drop for BhOff {
+    fn drop(&mut self) {
+        // SAFETY: pairs with the `local_bh_disable` of `new`, on the same
+        // CPU (the guard is not `Send`, and preemption is off meanwhile).
+        unsafe { sys::rrxe_local_bh_enable() };
+    }
+}
+
 // The drop-in build names its suites apart (crate::names).
 #[cfg_attr(not(dropin), kernel::prelude::kunit_tests(rrxe_rt_work))]
 #[cfg_attr(dropin, kernel::prelude::kunit_tests(rrxe_rt_work_dropin))]

@@ -28,11 +28,18 @@ use kernel::{
 /// The work a QP defers (see [`QpInner::defer`]); delays in nanoseconds.
 #[derive(Clone, Copy)]
 pub(in crate::transport) enum Deferred {
-    /// The requester's run, on the home CPU.
+    /// The requester's run, on the home CPU, in softirq.
     Run,
+    /// What a run of the requester left when it used its budget: the same,
+    /// in process context (see [`rt::enqueue_task_on`]).
+    RunLeft,
     /// The run of the received datagrams' queue, on the home CPU or, if
-    /// the caller is there, the next one (see [`QpInner::rx_cpu`]).
+    /// the caller is there, the next one (see [`QpInner::rx_cpu`]), in
+    /// softirq.
     Rx,
+    /// What a run of the queue left when it used its budget: the same, in
+    /// process context.
+    RxLeft,
     /// The retransmit timer.
     Retransmit(u64),
     /// The end of an RNR wait.
@@ -70,6 +77,8 @@ impl SkbOwner for QpInner {
 impl_has_work! {
     impl HasWork<Self, 0> for QpInner { self.task }
     impl HasWork<Self, 3> for QpInner { self.rx_task }
+    impl HasWork<Self, 4> for QpInner { self.task_left }
+    impl HasWork<Self, 5> for QpInner { self.rx_left }
 }
 
 /// The home CPU of the next QP (see [`QpInner::home`]): the online CPUs
@@ -97,6 +106,12 @@ impl QpInner {
         match what {
             Deferred::Run => {
                 rt::enqueue_bh_on::<_, 0>(self.home_cpu(), self.clone());
+            }
+            Deferred::RunLeft => {
+                rt::enqueue_task_on::<_, 4>(self.home_cpu(), self.clone());
+            }
+            Deferred::RxLeft => {
+                rt::enqueue_task_on::<_, 5>(self.rx_cpu(), self.clone());
             }
             Deferred::Rx => {
                 // Queued already (on this or another CPU): that run takes

@@ -95,17 +95,25 @@ pub(crate) struct QpInner {
     /// The run of `rxq`, bottom-half work on the home CPU.
     #[pin]
     pub(in crate::transport) rx_task: Work<QpInner, 3>,
+    /// The run of `rxq` after one used its budget: process-context work on
+    /// the same CPU (an item of its own: a work item belongs to one queue).
+    #[pin]
+    pub(in crate::transport) rx_left: Work<QpInner, 5>,
     /// The requester/READ-responder run, when it continues later:
     /// bottom-half work on the home CPU.
     #[pin]
     pub(in crate::transport) task: Work<QpInner, 0>,
+    /// The same run after one used its budget: process-context work on the
+    /// home CPU.
+    #[pin]
+    pub(in crate::transport) task_left: Work<QpInner, 4>,
     /// The retransmit timer (softirq, nanoseconds).
     #[pin]
     pub(in crate::transport) retransmit: SoftTimer<QpInner, 1>,
     /// The end of an RNR wait (softirq, nanoseconds).
     #[pin]
     pub(in crate::transport) rnr: SoftTimer<QpInner, 2>,
-    /// Whether `task`, `rx_task`, `retransmit` and `rnr` may still be queued: every
+    /// Whether the work items, `retransmit` and `rnr` may still be queued: every
     /// queueing happens under this lock and only while it says so, and
     /// `destroy` closes it before cancelling them. So once `destroy`
     /// returns, no work item or timer holds the QP (see design.rst,
@@ -114,6 +122,10 @@ pub(crate) struct QpInner {
     pub(in crate::transport) deferrals: SpinLockIrq<bool>,
     /// The requester's run (`kick`), on one CPU at a time.
     pub(in crate::transport) runner: RunOnce,
+    /// The run of `rxq` (`take_queued`), likewise: `rx_task` and `rx_left`
+    /// may both be queued, and two runs taking datagrams side by side
+    /// would reorder them.
+    pub(in crate::transport) rx_runner: RunOnce,
     /// The flush of a QP in ERR (`flush_queues`), likewise.
     pub(in crate::transport) flusher: RunOnce,
     /// The socket buffers this QP has in the IP stack.
