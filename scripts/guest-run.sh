@@ -152,22 +152,32 @@ mem_line() {
 			name, m["MemAvailable:"], m["MemTotal:"], m["Slab:"], m["SUnreclaim:"] }' /proc/meminfo
 }
 
-# run_one SCRIPT [ARGS...]: runs a script, then its kmemleak and log checks.
-# Returns non-zero if any failed.
+# jiffies_now: the kernel's jiffies (what kmemleak stamps an object with).
+jiffies_now() {
+	awk '/^jiffies:/ { print $2; exit }' /proc/timer_list
+}
+
+# Each script's first jiffy and name, "JIFFIES NAME" a line, for
+# check_leaks; and when the last one ended (date +%s%N).
+script_starts=/run/rrxe-script-starts
+: >"$script_starts"
+last_ended=0
+
+# run_one SCRIPT [ARGS...]: runs a script, then its log check (its leaks are
+# checked with the others', by check_leaks). Returns non-zero if it failed.
 run_one() {
 	local script=$1 rc=0 start=$SECONDS busy0 total0 busy1 total1
 	shift
 	read -r busy0 total0 < <(cpu_ticks)
 	name=$(basename "$script")
-	[ $kml_on = 1 ] && echo clear >$kml
+	echo "$(jiffies_now) $name" >>"$script_starts"
 	dmesg --clear
 	local log=/run/rrxe-script.log
 	# A copy of the output, to tell a failed script that said nothing. Not
 	# a pipe: a process the script leaves behind would keep it open.
 	timeout -k 10 "$script_timeout" bash "$script" "$@" > >(tee "$log") 2>&1
 	rc=$?
-	local ended
-	ended=$(date +%s%N)
+	last_ended=$(date +%s%N)
 	sleep 0.5
 	# How busy the guest's CPUs were: a script that leaves them idle waits
 	# on timers and timeouts, not on the debug kernel (testing.rst).
@@ -183,25 +193,61 @@ run_one() {
 	elif [ $rc != 0 ] && ! grep -q '^not ok - ' "$log"; then
 		echo "not ok - $name: exit $rc"
 	fi
-	# What the checks cost is said apart from the script's own time.
-	local checks=$SECONDS
-	if [ $kml_on = 1 ]; then
-		kmemleak_scans "$ended"
-		# debugfs files have no size: read the report, do not test -s.
-		leaks=$(cat $kml)
-		if [ -n "$leaks" ]; then
-			echo "not ok - $name: kmemleak found leaks"
-			echo "$leaks" | head -80
-			rc=1
-		fi
-	fi
 	if check_log "kernel log has a splat"; then
 		echo "ok - $name: kernel log clean"
 	else
 		rc=1
 	fi
-	echo "# $name: the leak and log checks took $((SECONDS - checks)) s"
 	return $rc
+}
+
+# check_leaks: kmemleak's scans, once after the boot's last script, each
+# leak reported against the script that was running when the object was
+# allocated (kmemleak stamps it with the jiffies; the scripts' first
+# jiffies are in $script_starts), what the guest's reset between two
+# scripts allocates against the one before. Two scans per boot instead of
+# two after each script: a scan and its wait cost 12-15 s each time.
+# Returns non-zero if there was a leak.
+check_leaks() {
+	local t=$SECONDS leaks
+	kmemleak_scans "$last_ended"
+	# debugfs files have no size: read the report, do not test -s.
+	leaks=$(cat $kml)
+	echo "# kmemleak's scans took $((SECONDS - t)) s"
+	[ -z "$leaks" ] && return 0
+	echo "$leaks" | awk -v starts="$script_starts" '
+		function owner(j,   i, w) {
+			w = "boot"
+			for (i = 1; i <= n; i++) if (j >= at[i]) w = who[i]
+			return w
+		}
+		function flush(   w) {
+			if (blk == "") return
+			w = owner(j)
+			if (!(w in text)) order[++no] = w
+			text[w] = text[w] blk "\n"
+			blk = ""
+		}
+		BEGIN {
+			while ((getline line < starts) > 0) {
+				split(line, f, " ")
+				n++; at[n] = f[1] + 0; who[n] = f[2]
+			}
+		}
+		/^unreferenced object/ { flush(); blk = $0; j = -1; next }
+		blk != "" {
+			blk = blk "\n" $0
+			if (j < 0 && match($0, /jiffies [0-9]+/)) j = substr($0, RSTART + 8, RLENGTH - 8) + 0
+		}
+		END {
+			flush()
+			for (k = 1; k <= no; k++) {
+				printf "not ok - %s: kmemleak found leaks\n", order[k]
+				m = split(text[order[k]], l, "\n")
+				for (i = 1; i <= m && i <= 80; i++) if (l[i] != "") print l[i]
+			}
+		}'
+	return 1
 }
 
 name=boot
@@ -211,7 +257,12 @@ rc=0
 echo
 check_log "the kernel booted with a splat" || rc=1
 dmesg --clear
-[ $kml_on = 1 ] || echo "# kmemleak is off in this boot: leaks are not checked"
+if [ $kml_on = 1 ]; then
+	# What the boot allocated is not the scripts' (check_leaks).
+	echo clear >$kml
+else
+	echo "# kmemleak is off in this boot: leaks are not checked"
+fi
 
 # Userspace verbs need the RDMA core's user access modules; without udev
 # nobody loads them for us. rrxe's UDP tunnel sockets need udp_tunnel and
@@ -230,5 +281,6 @@ if [ "${1:-}" = --group ]; then
 else
 	run_one "$@" || rc=1
 fi
+[ $kml_on = 1 ] && { check_leaks || rc=1; }
 echo "RRXE-EXIT: $rc"
 exit "$rc"
