@@ -17,11 +17,13 @@
 #   make clippy     build with CLIPPY=1
 #   make fmt        rustfmt the Rust sources
 #   make bench      rdma_rxe vs rrxe perftest table (bench kernel) [ARGS="SECS LAT_ITERS REPEAT"]
+#   make fuzz       wire fuzzing at scale: 1,000,000 mutated packets
+#                   against rrxe's QPs (RRXE_FUZZ_PACKETS, RRXE_FUZZ_SEED)
 #   make KDIR=/path/to/rust-enabled/kernel/build   build against your kernel
 
 S := scripts
 
-.PHONY: all modules install uninstall run check vm vm-run clippy fmt fmt-check test-host bench clean toolchain kernel
+.PHONY: all modules install uninstall run check vm vm-run clippy fmt fmt-check test-host bench fuzz clean toolchain kernel
 
 all modules:
 	@bash $(S)/build-module.sh
@@ -54,6 +56,13 @@ vm-run: modules
 
 check:
 	@bash $(S)/check.sh
+
+# Developer-run: hours at most, kmemleak off (it halves the packet rate;
+# make check's slice runs with it on).
+fuzz: modules
+	@RRXE_FUZZ_PACKETS=$${RRXE_FUZZ_PACKETS:-1000000} RRXE_FUZZ_TIMEOUT=$${RRXE_FUZZ_TIMEOUT:-14000} \
+	RRXE_SCRIPT_TIMEOUT=15000 RRXE_VM_TIMEOUT=15500 RRXE_VM_APPEND=$${RRXE_VM_APPEND:-kmemleak=off} \
+		bash $(S)/vm-run.sh tools/testing/vm/25-fuzz-wire.sh
 
 test-host:
 	@bash $(S)/check.sh host
