@@ -88,7 +88,8 @@ def dut(args):
     peer_gid = f'0000:0000:0000:0000:0000:ffff:{a:02x}{b:02x}:{c:02x}{d:02x}'
     qps, cqs = {}, {}
     types = {'rc': e.IBV_QPT_RC, 'uc': e.IBV_QPT_UC, 'ud': e.IBV_QPT_UD}
-    for name in NAMES:
+
+    def make_qp(name):
         t = types[name]
         cq = CQ(ctx, 2 * RECVS + 8)
         qp = QP(pd, QPInitAttr(qp_type=t, scq=cq, rcq=cq,
@@ -132,15 +133,41 @@ def dut(args):
                                    sg=[SGE(rmr.buf + buf(name, i), RECV_LEN, rmr.lkey)]))
 
     posted = {n: 0 for n in NAMES}
-    for name in NAMES:
+    info = {}
+
+    def post_all(name):
         for i in range(RECVS):
             post(name, i)
             posted[name] += 1
+
+    for name in NAMES:
+        make_qp(name)
+        post_all(name)
     wcs = {n: {} for n in NAMES}
     probes = {}
+    remade = {n: 0 for n in NAMES}
 
-    def reap(repost):
+    def state_of(name):
+        qattr, _ = qps[name].query(e.IBV_QP_STATE)
+        return qattr.qp_state
+
+    def remake(name):
+        """A QP the fuzzing sent to ERR, once flushed, is replaced by a
+        new one (a new QPN, which the attacker reads from --out): the
+        transport keeps being fuzzed, not only the error state's drop."""
+        qps[name].close()
+        cqs[name].close()
+        posted[name] = 0
+        make_qp(name)
+        post_all(name)
+        remade[name] += 1
+        info['qpns'][name] = qps[name].qp_num
+        info['remade'] = remade
+        write_json(args.out, info)
+
+    def reap(repost, fuzzing=False):
         for name in NAMES:
+            flushed = False
             while True:
                 n, got = cqs[name].poll()
                 if not n:
@@ -150,6 +177,7 @@ def dut(args):
                 key = str(wc.status)
                 wcs[name][key] = wcs[name].get(key, 0) + 1
                 if wc.status != e.IBV_WC_SUCCESS:
+                    flushed = True
                     continue
                 off = buf(name, wc.wr_id) + (40 if name == 'ud' else 0)
                 data = rmr.read(min(64, RECV_LEN - 40), off)
@@ -161,15 +189,17 @@ def dut(args):
                         posted[name] += 1
                     except Exception:   # the QP went to ERR meanwhile
                         pass
+            if fuzzing and flushed and posted[name] == 0 and state_of(name) == e.IBV_QPS_ERR:
+                remake(name)
 
-    info = {'qpns': {k: q.qp_num for k, q in qps.items()}, 'peer_qpns': PEER_QPNS,
-            'va': mr.buf, 'rkey': mr.rkey, 'len': MR_LEN, 'rq_psn': RQ_PSN,
-            'qkey': QKEY, 'phase': 1}
+    info.update({'qpns': {k: q.qp_num for k, q in qps.items()}, 'peer_qpns': PEER_QPNS,
+                 'va': mr.buf, 'rkey': mr.rkey, 'len': MR_LEN, 'rq_psn': RQ_PSN,
+                 'qkey': QKEY, 'remade': remade, 'phase': 1})
     write_json(args.out, info)
     print(f'fuzz-dut: QPs {info["qpns"]}, MR va 0x{mr.buf:x} rkey 0x{mr.rkey:x}', flush=True)
     deadline = time.time() + args.timeout
     while not os.path.exists(args.stop) and time.time() < deadline:
-        reap(True)
+        reap(True, fuzzing=True)
         time.sleep(0.05)
     time.sleep(1)
     reap(True)
@@ -207,7 +237,7 @@ def dut(args):
     info['phase'] = 3
     write_json(args.out, info)
     print(f'fuzz-dut: states {info["state"]}, receive completions by status {wcs}, '
-          f'receives left posted {posted}', flush=True)
+          f'receives left posted {posted}, QPs remade after ERR {remade}', flush=True)
     for q in qps.values():
         q.close()
     for m in (mr, rmr):
@@ -459,8 +489,12 @@ def attack(args):
             keep()
         if sent % 128 == 0:
             # Let the DUT keep up a little: its softirq drops what the
-            # backlog cannot hold, which fuzzes nothing.
+            # backlog cannot hold, which fuzzes nothing. And take the
+            # numbers of the QPs it made anew after ERR.
             time.sleep(0.002)
+            fresh = wait_phase(args.info, 1, 0)
+            if fresh:
+                fz.qpns = fresh['qpns']
     took = time.time() - start
     keep()
     report(True, f'{sent} mutated packets sent in {took:.0f} s ({sent / max(took, 0.001):.0f}/s), '
@@ -500,6 +534,7 @@ def attack(args):
             report(st == 'ERR' and left == 0,
                    f'{name}: the QP is in ERR with every receive completed (flushed)',
                    f'state {st}, receives left posted {left}, completions {final["wcs"].get(name)}')
+    print(f'# QPs the DUT made anew after the fuzzing sent them to ERR: {final.get("remade")}')
     after = counters(args.dev)
     moved = after.get('rcvd_pkts', 0) - before.get('rcvd_pkts', 0)
     report(0 <= moved <= sent + 8, f'rcvd_pkts moved by {moved}, no more than was sent ({sent} + probes)')
@@ -507,8 +542,10 @@ def attack(args):
 
 
 def wait_phase(path, phase, secs):
+    """The helper's JSON once it reached PHASE, waiting up to SECS (0: a
+    look, no wait); None if it did not."""
     deadline = time.time() + secs
-    while time.time() < deadline:
+    while True:
         try:
             with open(path) as f:
                 info = json.load(f)
@@ -516,8 +553,9 @@ def wait_phase(path, phase, secs):
                 return info
         except (OSError, ValueError):
             pass
+        if time.time() >= deadline:
+            return None
         time.sleep(0.2)
-    return None
 
 
 def main():
