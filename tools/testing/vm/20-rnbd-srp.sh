@@ -33,12 +33,12 @@
 # once on $BLK, the target's /dev/nullb0 read back) and `listening PORT`
 # (an rdma_cm ID listens on PORT); nothing of NVMe-oF is set up.
 . "$RRXE_TOP/tools/testing/nvmeof.sh"
+# The frame shared with 24-iser: record, ulp_run, ulp_report, the LIO
+# backstore.
+. "$RRXE_TOP/tools/testing/ulp.sh"
 
 drivers=${*:-rrxe rxe}
 read -r -a ulps <<<"${RRXE_ULPS:-rnbd srp}"
-tmp=$(mktemp -d)
-declare -A res
-cases=()
 
 # 2 MiB a ULP and a driver, from offset 0: 256 KiB in 4 KiB blocks, 768 KiB
 # in 128 KiB, 1 MiB in one (the debug kernel under TCG is slow).
@@ -47,45 +47,6 @@ IO_SETS=("4k 64 0" "128k 6 2" "1M 1 1") IO_BYTES=2097152 IO_WHAT="4K/128K/1M, 2 
 RNBD_PORT=1234 # rtrs' default port (RTRS_PORT), rnbd_server's port_nr
 RNBD_SESS=rrxe-rnbd
 SRP_PORT=5555
-lio=/sys/kernel/config/target
-
-# record DRV CASE CMD...: runs CMD (in this shell: it may set variables) and
-# keeps its result for the table; CMD's "# " lines are printed as they are
-# (18-nvmeof's).
-record() {
-	local drv=$1 c=$2 rc t0=$SECONDS
-	shift 2
-	[[ " ${cases[*]} " == *" $c "* ]] || cases+=("$c")
-	"$@" >"$tmp/out" 2>&1
-	rc=$?
-	grep '^# ' "$tmp/out"
-	[ -z "${RRXE_ULP_TIMING:-}" ] || echo "# $drv: $c: $((SECONDS - t0)) s"
-	if [ $rc = 0 ]; then
-		res[$drv:$c]=ok
-		return 0
-	fi
-	res[$drv:$c]="FAILED ($(grep -v '^# ' "$tmp/out" | tail -1 | tr -s '\t ' ' '))"
-	grep -v '^# ' "$tmp/out" | tail -5 | awk -v p="# $drv: $c: " '{ print p $0 }'
-	return 1
-}
-
-# have_modules ULP MODULE...: all exist in the kernel; if not, ULP's cases
-# are skipped, and say why.
-have_modules() {
-	local ulp=$1 m missing=()
-	shift
-	for m; do modinfo -n "$m" >/dev/null 2>&1 || missing+=("$m"); done
-	[ ${#missing[@]} = 0 ] && return 0
-	echo "# $drv: $ulp skipped: the kernel has no ${missing[*]}"
-	return 1
-}
-
-nullb_up() { modprobe null_blk nr_devices=1 memory_backed=1 gb=1 && wait_for 10 test -b /dev/nullb0; }
-
-# No rdma_cm ID but listening ones: the ULP's connections are closed.
-cm_closed() { ! rdma res show cm_id 2>/dev/null | grep -v 'state LISTEN' | grep -q 'state '; }
-# The RC QPs of the device, for the log.
-qp_count() { rdma res show qp link "$1/1" 2>/dev/null | grep -c 'type RC'; }
 
 # --- rnbd
 rnbd_server_up() {
@@ -151,19 +112,15 @@ rnbd_cases() {
 # --- SRP
 # The target port: the device's port by its GUID name (the interface ID of
 # GID 0, xxxx:xxxx:xxxx:xxxx, as blktests names a RoCE port), one TPG with
-# LUN 0 on an iblock backstore of /dev/nullb0 (not the rd_mcp ramdisk: the
-# null_blk is what on_target reads back), and an ACL for the initiator. An
-# rdma_cm login's session is named after the source address of the
-# target's new rdma_cm ID (srpt_rdma_cm_req_recv), the device's own here,
-# so that is the ACL's name. ib_srpt listens on rdma_cm once
+# LUN 0 on the iblock backstore of /dev/nullb0 (lio_backstore_up), and an
+# ACL for the initiator. An rdma_cm login's session is named after the
+# source address of the target's new rdma_cm ID (srpt_rdma_cm_req_recv),
+# the device's own here, so that is the ACL's name. ib_srpt listens on rdma_cm once
 # discovery_auth/rdma_cm_port is set.
 SRP_TPORT=
 srp_target_up() {
-	local gid tp core=$lio/core/iblock_0/nullb0
-	nullb_up && modprobe -a target_core_mod target_core_iblock ib_srpt || return 1
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config || return 1
-	mkdir -p $core && echo "udev_path=/dev/nullb0" >$core/control &&
-		echo rrxe-srp >$core/wwn/vpd_unit_serial && echo 1 >$core/enable || return 1
+	local gid tp
+	lio_backstore_up rrxe-srp && modprobe ib_srpt || return 1
 	gid=$(cat "/sys/class/infiniband/$DEV/ports/1/gids/0") || return 1
 	case $gid in
 	fe80:0000:0000:0000:*) SRP_TPORT=${gid#fe80:0000:0000:0000:} ;;
@@ -171,7 +128,7 @@ srp_target_up() {
 	esac
 	mkdir -p $lio/srpt && echo $SRP_PORT >$lio/srpt/discovery_auth/rdma_cm_port || return 1
 	tp=$lio/srpt/$SRP_TPORT/$SRP_TPORT
-	mkdir -p "$tp/lun/lun_0" && ln -s $core "$tp/lun/lun_0/" &&
+	mkdir -p "$tp/lun/lun_0" && ln -s $LIO_CORE "$tp/lun/lun_0/" &&
 		mkdir -p "$tp/acls/$ADDR/lun_0" && ln -s "$tp/lun/lun_0" "$tp/acls/$ADDR/lun_0/" &&
 		echo 1 >"$tp/enable" || return 1
 	wait_for 20 listening $SRP_PORT || { echo "no rdma_cm ID listens on $SRP_PORT"; return 1; }
@@ -222,9 +179,9 @@ srp_logout() {
 srp_initiator_unload() { modprobe -r ib_srp scsi_transport_srp; }
 
 # LIO taken apart in the reverse order, whatever part of it exists, then
-# the modules.
+# the modules (lio_down).
 srp_target_down() {
-	local tp=$lio/srpt/$SRP_TPORT/$SRP_TPORT core=$lio/core/iblock_0/nullb0 m
+	local tp=$lio/srpt/$SRP_TPORT/$SRP_TPORT
 	if [ -n "$SRP_TPORT" ] && [ -d "$tp" ]; then
 		echo 0 >"$tp/enable"
 		rm -f "$tp/acls/$ADDR/lun_0/lun_0"
@@ -236,14 +193,7 @@ srp_target_down() {
 		echo 0 >$lio/srpt/discovery_auth/rdma_cm_port
 		rmdir $lio/srpt
 	fi
-	[ -d $core ] && rmdir $core
-	[ -d $lio/core/iblock_0 ] && rmdir $lio/core/iblock_0
-	# LIO loads every backstore module it has by itself, at the first
-	# backstore made (transport_subsystem_check_init): all go before the core.
-	for m in ib_srpt target_core_iblock target_core_file target_core_pscsi target_core_user \
-		target_core_mod null_blk; do
-		[ ! -d /sys/module/$m ] || modprobe -r $m || return 1
-	done
+	lio_down ib_srpt
 }
 
 # srp_cases DRV: the SRP cases, stopping at the first failure; whatever was
@@ -270,43 +220,7 @@ srp_cases() {
 	[ $ok = 1 ]
 }
 
-# run DRV: the whole sequence on an RDMA device of type DRV.
-run() {
-	local drv=$1 u
-	DEV=ulp$1
-	echo "# --- $drv: $DEV on a0 ($ADDR), target and initiator on the same address"
-	veth_pair
-	case $drv in
-	rxe) modprobe rdma_rxe ;;
-	rrxe) load_rrxe ;;
-	esac
-	if record $drv "device" rdma link add $DEV type $drv netdev a0 &&
-		record $drv "port ACTIVE" port_active $DEV; then
-		for u in "${ulps[@]}"; do
-			"${u}_cases" $drv
-		done
-	fi
-	rdma link delete $DEV 2>/dev/null
-	record $drv "device deleted" gone $DEV 100
-	case $drv in
-	rxe) record $drv "driver unloaded" rmmod rdma_rxe ;;
-	rrxe) record $drv "driver unloaded" rmmod rrxe ;;
-	esac
-	ip link del a0
-}
-
 head -c $IO_BYTES /dev/urandom >"$tmp/pattern"
-for drv in $drivers; do run $drv; done
-
-for c in "${cases[@]}"; do
-	line="$c: rrxe ${res[rrxe:$c]:-not run}, rdma_rxe ${res[rxe:$c]:-not run}"
-	if [[ " $drivers " != *" rrxe "* ]]; then
-		echo "# $line"
-	elif [ "${res[rrxe:$c]:-}" = ok ]; then
-		ok "$line"
-	else
-		not_ok "$line"
-	fi
-done
-rm -rf "$tmp"
+for drv in $drivers; do ulp_run $drv "${ulps[@]/%/_cases}"; done
+ulp_report "$drivers"
 finish
