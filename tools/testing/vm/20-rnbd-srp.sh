@@ -25,7 +25,8 @@
 #
 # usage: 20-rnbd-srp.sh [DRIVER...]   (default: rrxe rxe)
 # RRXE_ULPS="rnbd srp" picks the ULPs; RRXE_ULP_TIMING=1 prints how long
-# each case took. The rnbd session runs with rtrs's round-robin multipath
+# each case took; RRXE_RNBD_CYCLES sets the number of map/unmap cycles
+# (20). The rnbd session runs with rtrs's round-robin multipath
 # policy: with its default, min-inflight, an I/O can find no path on this
 # preemptible kernel ("Known ULP bugs" in Documentation/testing.rst).
 . "$RRXE_TOP/tools/testing/lib.sh"
@@ -86,6 +87,29 @@ rnbd_unmap() {
 	wait_for 30 cm_closed || { echo "rtrs connections still open"; rdma res show cm_id; return 1; }
 }
 
+# rnbd_cycles N: N times the map, a small I/O checked, the unmap: 64 KiB
+# written (O_DIRECT, 16 KiB blocks) at 4 MiB, past the 2 MiB of the cases
+# above, a slice of the pattern that changes with every cycle (so that no
+# cycle passes on an earlier one's bytes), read back in one block through
+# the client and from the server's null_blk, both compared with it.
+RNBD_CYCLES=${RRXE_RNBD_CYCLES:-20}
+rnbd_cycles() {
+	local i n=$1 t0=$SECONDS sl=65536 at=64
+	for ((i = 1; i <= n; i++)); do
+		rnbd_map >"$tmp/cycle" 2>&1 || { echo "cycle $i: map: $(grep -v '^# ' "$tmp/cycle" | tail -1)"; return 1; }
+		dd if="$tmp/pattern" of="$tmp/slice" bs=$sl skip=$(((i - 1) % (IO_BYTES / sl))) count=1 status=none &&
+			dd if="$tmp/slice" of="$BLK" bs=16k seek=$((at * 4)) oflag=direct conv=notrunc status=none ||
+			{ echo "cycle $i: the write to $BLK failed"; return 1; }
+		dd if="$BLK" of="$tmp/back" bs=$sl skip=$at count=1 iflag=direct status=none &&
+			cmp "$tmp/slice" "$tmp/back" || { echo "cycle $i: $BLK read back differs"; return 1; }
+		dd if=/dev/nullb0 of="$tmp/target" bs=$sl skip=$at count=1 iflag=direct status=none &&
+			cmp "$tmp/slice" "$tmp/target" || { echo "cycle $i: the server's null_blk differs"; return 1; }
+		rnbd_unmap || { echo "cycle $i: unmap failed"; return 1; }
+		BLK=
+	done
+	echo "# rnbd: $n cycles in $((SECONDS - t0)) s"
+}
+
 rnbd_unload() { modprobe -r rnbd_client rtrs_client rnbd_server rtrs_server rtrs_core null_blk; }
 
 # rnbd_cases DRV: the rnbd cases, stopping at the first failure; whatever
@@ -99,7 +123,9 @@ rnbd_cases() {
 		record $drv "rnbd: concurrent O_DIRECT writes, $IO_WHAT" io_parallel write &&
 		record $drv "rnbd: concurrent O_DIRECT reads, data intact" read_back &&
 		record $drv "rnbd: the server's null_blk holds the data" on_target &&
-		record $drv "rnbd: unmap, session closed" rnbd_unmap || ok=0
+		record $drv "rnbd: unmap, session closed" rnbd_unmap &&
+		record $drv "rnbd: $RNBD_CYCLES cycles of map, 64 KiB written and read back, unmap" \
+			rnbd_cycles "$RNBD_CYCLES" || ok=0
 	if [ $ok = 0 ] && [ -n "$BLK" ] && [ -e "/sys/block/${BLK#/dev/}" ]; then
 		echo force >"/sys/block/${BLK#/dev/}/rnbd/unmap_device"
 		wait_for 30 cm_closed
