@@ -59,7 +59,8 @@ iser_target_up() {
 		echo 0 >"$TPG/attrib/authentication" && echo 1 >"$TPG/enable" || return 1
 	wait_for 20 listening $ISER_PORT || { echo "no rdma_cm ID listens on $ISER_PORT"; return 1; }
 	echo "# $ISER_IQN, TPG 1, portal $ADDR:$ISER_PORT:" \
-		"$(rdma res show cm_id 2>/dev/null | grep -o "state LISTEN.*comm [^ ]*" | grep ":$ISER_PORT" | head -1)"
+		"listening rdma_cm ID of $(rdma res show cm_id 2>/dev/null | grep -E "state LISTEN.*:$ISER_PORT( |\$)" |
+			grep -o 'comm [^ ]*' | head -1)"
 }
 
 # LIO taken apart in the reverse order, whatever part of it exists, then
