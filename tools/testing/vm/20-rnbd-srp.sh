@@ -93,10 +93,14 @@ rnbd_unmap() {
 # cycle passes on an earlier one's bytes), read back in one block through
 # the client and from the server's null_blk, both compared with it.
 RNBD_CYCLES=${RRXE_RNBD_CYCLES:-20}
+# secs US: microseconds US in seconds, to a tenth.
+secs() { printf '%d.%d' $(($1 / 1000000)) $(($1 / 100000 % 10)); }
 rnbd_cycles() {
-	local i n=$1 t0=$SECONDS sl=65536 at=64
+	local i n=$1 t0=$SECONDS sl=65536 at=64 t tmap=0 tio=0 tunmap=0
 	for ((i = 1; i <= n; i++)); do
+		t=${EPOCHREALTIME/./}
 		rnbd_map >"$tmp/cycle" 2>&1 || { echo "cycle $i: map: $(grep -v '^# ' "$tmp/cycle" | tail -1)"; return 1; }
+		tmap=$((tmap + ${EPOCHREALTIME/./} - t)) t=${EPOCHREALTIME/./}
 		dd if="$tmp/pattern" of="$tmp/slice" bs=$sl skip=$(((i - 1) % (IO_BYTES / sl))) count=1 status=none &&
 			dd if="$tmp/slice" of="$BLK" bs=16k seek=$((at * 4)) oflag=direct conv=notrunc status=none ||
 			{ echo "cycle $i: the write to $BLK failed"; return 1; }
@@ -104,10 +108,13 @@ rnbd_cycles() {
 			cmp "$tmp/slice" "$tmp/back" || { echo "cycle $i: $BLK read back differs"; return 1; }
 		dd if=/dev/nullb0 of="$tmp/target" bs=$sl skip=$at count=1 iflag=direct status=none &&
 			cmp "$tmp/slice" "$tmp/target" || { echo "cycle $i: the server's null_blk differs"; return 1; }
+		tio=$((tio + ${EPOCHREALTIME/./} - t)) t=${EPOCHREALTIME/./}
 		rnbd_unmap || { echo "cycle $i: unmap failed"; return 1; }
+		tunmap=$((tunmap + ${EPOCHREALTIME/./} - t))
 		BLK=
 	done
-	echo "# rnbd: $n cycles in $((SECONDS - t0)) s"
+	echo "# rnbd: $n cycles in $((SECONDS - t0)) s: maps $(secs $tmap) s, I/O $(secs $tio) s," \
+		"unmaps $(secs $tunmap) s"
 }
 
 rnbd_unload() { modprobe -r rnbd_client rtrs_client rnbd_server rtrs_server rtrs_core null_blk; }
