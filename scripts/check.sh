@@ -106,11 +106,13 @@ build() {
 # debug options cost"). 18-nvmeof and 19-dropin run NVMe-oF, whose
 # target can trip a known lockdep report that leaves lockdep off for the
 # rest of the boot (guest-run.sh): they come last in theirs. The other
-# kernel ULPs, 20-rnbd-srp (rnbd and SRP) and 21-nfs-rdma, have never
-# tripped lockdep: they run before them, so that lockdep still checks
-# them. The longest boot comes first, so that two lanes (RRXE_VM_LANES)
-# end close together.
-VM_GROUPS=${RRXE_VM_GROUPS:-"13 14 15 16 17 | 01 02 03 04 05 06 07 08 10 22 25 | 09 20 21 18 19 | 11 12 kmemleak=off"}
+# kernel ULPs, 20-rnbd-srp (rnbd and SRP), 21-nfs-rdma and 24-iser (LIO's
+# iSCSI target and open-iscsi over iSER), have never tripped lockdep: they
+# run before them, so that lockdep still checks them. 24-iser goes with
+# them, in the ULP boot, as one more LIO target and block initiator. The
+# longest boot comes first, so that two lanes (RRXE_VM_LANES) end close
+# together.
+VM_GROUPS=${RRXE_VM_GROUPS:-"13 14 15 16 17 | 01 02 03 04 05 06 07 08 10 22 25 | 09 20 21 24 18 19 | 11 12 kmemleak=off"}
 
 # RRXE_VM_LANES: how many guests boot at once. A debug-kernel guest keeps
 # about one of its two vCPUs busy (each script's "CPUs N% busy" line): the

@@ -25,7 +25,8 @@
 #
 # usage: 20-rnbd-srp.sh [DRIVER...]   (default: rrxe rxe)
 # RRXE_ULPS="rnbd srp" picks the ULPs; RRXE_ULP_TIMING=1 prints how long
-# each case took. The rnbd session runs with rtrs's round-robin multipath
+# each case took; RRXE_RNBD_CYCLES sets the number of map/unmap cycles
+# (20). The rnbd session runs with rtrs's round-robin multipath
 # policy: with its default, min-inflight, an I/O can find no path on this
 # preemptible kernel ("Known ULP bugs" in Documentation/testing.rst).
 . "$RRXE_TOP/tools/testing/lib.sh"
@@ -33,12 +34,12 @@
 # once on $BLK, the target's /dev/nullb0 read back) and `listening PORT`
 # (an rdma_cm ID listens on PORT); nothing of NVMe-oF is set up.
 . "$RRXE_TOP/tools/testing/nvmeof.sh"
+# The frame shared with 24-iser: record, ulp_run, ulp_report, the LIO
+# backstore.
+. "$RRXE_TOP/tools/testing/ulp.sh"
 
 drivers=${*:-rrxe rxe}
 read -r -a ulps <<<"${RRXE_ULPS:-rnbd srp}"
-tmp=$(mktemp -d)
-declare -A res
-cases=()
 
 # 2 MiB a ULP and a driver, from offset 0: 256 KiB in 4 KiB blocks, 768 KiB
 # in 128 KiB, 1 MiB in one (the debug kernel under TCG is slow).
@@ -47,45 +48,6 @@ IO_SETS=("4k 64 0" "128k 6 2" "1M 1 1") IO_BYTES=2097152 IO_WHAT="4K/128K/1M, 2 
 RNBD_PORT=1234 # rtrs' default port (RTRS_PORT), rnbd_server's port_nr
 RNBD_SESS=rrxe-rnbd
 SRP_PORT=5555
-lio=/sys/kernel/config/target
-
-# record DRV CASE CMD...: runs CMD (in this shell: it may set variables) and
-# keeps its result for the table; CMD's "# " lines are printed as they are
-# (18-nvmeof's).
-record() {
-	local drv=$1 c=$2 rc t0=$SECONDS
-	shift 2
-	[[ " ${cases[*]} " == *" $c "* ]] || cases+=("$c")
-	"$@" >"$tmp/out" 2>&1
-	rc=$?
-	grep '^# ' "$tmp/out"
-	[ -z "${RRXE_ULP_TIMING:-}" ] || echo "# $drv: $c: $((SECONDS - t0)) s"
-	if [ $rc = 0 ]; then
-		res[$drv:$c]=ok
-		return 0
-	fi
-	res[$drv:$c]="FAILED ($(grep -v '^# ' "$tmp/out" | tail -1 | tr -s '\t ' ' '))"
-	grep -v '^# ' "$tmp/out" | tail -5 | awk -v p="# $drv: $c: " '{ print p $0 }'
-	return 1
-}
-
-# have_modules ULP MODULE...: all exist in the kernel; if not, ULP's cases
-# are skipped, and say why.
-have_modules() {
-	local ulp=$1 m missing=()
-	shift
-	for m; do modinfo -n "$m" >/dev/null 2>&1 || missing+=("$m"); done
-	[ ${#missing[@]} = 0 ] && return 0
-	echo "# $drv: $ulp skipped: the kernel has no ${missing[*]}"
-	return 1
-}
-
-nullb_up() { modprobe null_blk nr_devices=1 memory_backed=1 gb=1 && wait_for 10 test -b /dev/nullb0; }
-
-# No rdma_cm ID but listening ones: the ULP's connections are closed.
-cm_closed() { ! rdma res show cm_id 2>/dev/null | grep -v 'state LISTEN' | grep -q 'state '; }
-# The RC QPs of the device, for the log.
-qp_count() { rdma res show qp link "$1/1" 2>/dev/null | grep -c 'type RC'; }
 
 # --- rnbd
 rnbd_server_up() {
@@ -125,6 +87,36 @@ rnbd_unmap() {
 	wait_for 30 cm_closed || { echo "rtrs connections still open"; rdma res show cm_id; return 1; }
 }
 
+# rnbd_cycles N: N times the map, a small I/O checked, the unmap: 64 KiB
+# written (O_DIRECT, 16 KiB blocks) at 4 MiB, past the 2 MiB of the cases
+# above, a slice of the pattern that changes with every cycle (so that no
+# cycle passes on an earlier one's bytes), read back in one block through
+# the client and from the server's null_blk, both compared with it.
+RNBD_CYCLES=${RRXE_RNBD_CYCLES:-20}
+# secs US: microseconds US in seconds, to a tenth.
+secs() { printf '%d.%d' $(($1 / 1000000)) $(($1 / 100000 % 10)); }
+rnbd_cycles() {
+	local i n=$1 t0=$SECONDS sl=65536 at=64 t tmap=0 tio=0 tunmap=0
+	for ((i = 1; i <= n; i++)); do
+		t=${EPOCHREALTIME/./}
+		rnbd_map >"$tmp/cycle" 2>&1 || { echo "cycle $i: map: $(grep -v '^# ' "$tmp/cycle" | tail -1)"; return 1; }
+		tmap=$((tmap + ${EPOCHREALTIME/./} - t)) t=${EPOCHREALTIME/./}
+		dd if="$tmp/pattern" of="$tmp/slice" bs=$sl skip=$(((i - 1) % (IO_BYTES / sl))) count=1 status=none &&
+			dd if="$tmp/slice" of="$BLK" bs=16k seek=$((at * 4)) oflag=direct conv=notrunc status=none ||
+			{ echo "cycle $i: the write to $BLK failed"; return 1; }
+		dd if="$BLK" of="$tmp/back" bs=$sl skip=$at count=1 iflag=direct status=none &&
+			cmp "$tmp/slice" "$tmp/back" || { echo "cycle $i: $BLK read back differs"; return 1; }
+		dd if=/dev/nullb0 of="$tmp/target" bs=$sl skip=$at count=1 iflag=direct status=none &&
+			cmp "$tmp/slice" "$tmp/target" || { echo "cycle $i: the server's null_blk differs"; return 1; }
+		tio=$((tio + ${EPOCHREALTIME/./} - t)) t=${EPOCHREALTIME/./}
+		rnbd_unmap || { echo "cycle $i: unmap failed"; return 1; }
+		tunmap=$((tunmap + ${EPOCHREALTIME/./} - t))
+		BLK=
+	done
+	echo "# rnbd: $n cycles in $((SECONDS - t0)) s: maps $(secs $tmap) s, I/O $(secs $tio) s," \
+		"unmaps $(secs $tunmap) s"
+}
+
 rnbd_unload() { modprobe -r rnbd_client rtrs_client rnbd_server rtrs_server rtrs_core null_blk; }
 
 # rnbd_cases DRV: the rnbd cases, stopping at the first failure; whatever
@@ -138,7 +130,9 @@ rnbd_cases() {
 		record $drv "rnbd: concurrent O_DIRECT writes, $IO_WHAT" io_parallel write &&
 		record $drv "rnbd: concurrent O_DIRECT reads, data intact" read_back &&
 		record $drv "rnbd: the server's null_blk holds the data" on_target &&
-		record $drv "rnbd: unmap, session closed" rnbd_unmap || ok=0
+		record $drv "rnbd: unmap, session closed" rnbd_unmap &&
+		record $drv "rnbd: $RNBD_CYCLES cycles of map, 64 KiB written and read back, unmap" \
+			rnbd_cycles "$RNBD_CYCLES" || ok=0
 	if [ $ok = 0 ] && [ -n "$BLK" ] && [ -e "/sys/block/${BLK#/dev/}" ]; then
 		echo force >"/sys/block/${BLK#/dev/}/rnbd/unmap_device"
 		wait_for 30 cm_closed
@@ -151,19 +145,15 @@ rnbd_cases() {
 # --- SRP
 # The target port: the device's port by its GUID name (the interface ID of
 # GID 0, xxxx:xxxx:xxxx:xxxx, as blktests names a RoCE port), one TPG with
-# LUN 0 on an iblock backstore of /dev/nullb0 (not the rd_mcp ramdisk: the
-# null_blk is what on_target reads back), and an ACL for the initiator. An
-# rdma_cm login's session is named after the source address of the
-# target's new rdma_cm ID (srpt_rdma_cm_req_recv), the device's own here,
-# so that is the ACL's name. ib_srpt listens on rdma_cm once
+# LUN 0 on the iblock backstore of /dev/nullb0 (lio_backstore_up), and an
+# ACL for the initiator. An rdma_cm login's session is named after the
+# source address of the target's new rdma_cm ID (srpt_rdma_cm_req_recv),
+# the device's own here, so that is the ACL's name. ib_srpt listens on rdma_cm once
 # discovery_auth/rdma_cm_port is set.
 SRP_TPORT=
 srp_target_up() {
-	local gid tp core=$lio/core/iblock_0/nullb0
-	nullb_up && modprobe -a target_core_mod target_core_iblock ib_srpt || return 1
-	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config || return 1
-	mkdir -p $core && echo "udev_path=/dev/nullb0" >$core/control &&
-		echo rrxe-srp >$core/wwn/vpd_unit_serial && echo 1 >$core/enable || return 1
+	local gid tp
+	lio_backstore_up rrxe-srp && modprobe ib_srpt || return 1
 	gid=$(cat "/sys/class/infiniband/$DEV/ports/1/gids/0") || return 1
 	case $gid in
 	fe80:0000:0000:0000:*) SRP_TPORT=${gid#fe80:0000:0000:0000:} ;;
@@ -171,7 +161,7 @@ srp_target_up() {
 	esac
 	mkdir -p $lio/srpt && echo $SRP_PORT >$lio/srpt/discovery_auth/rdma_cm_port || return 1
 	tp=$lio/srpt/$SRP_TPORT/$SRP_TPORT
-	mkdir -p "$tp/lun/lun_0" && ln -s $core "$tp/lun/lun_0/" &&
+	mkdir -p "$tp/lun/lun_0" && ln -s $LIO_CORE "$tp/lun/lun_0/" &&
 		mkdir -p "$tp/acls/$ADDR/lun_0" && ln -s "$tp/lun/lun_0" "$tp/acls/$ADDR/lun_0/" &&
 		echo 1 >"$tp/enable" || return 1
 	wait_for 20 listening $SRP_PORT || { echo "no rdma_cm ID listens on $SRP_PORT"; return 1; }
@@ -222,9 +212,9 @@ srp_logout() {
 srp_initiator_unload() { modprobe -r ib_srp scsi_transport_srp; }
 
 # LIO taken apart in the reverse order, whatever part of it exists, then
-# the modules.
+# the modules (lio_down).
 srp_target_down() {
-	local tp=$lio/srpt/$SRP_TPORT/$SRP_TPORT core=$lio/core/iblock_0/nullb0 m
+	local tp=$lio/srpt/$SRP_TPORT/$SRP_TPORT
 	if [ -n "$SRP_TPORT" ] && [ -d "$tp" ]; then
 		echo 0 >"$tp/enable"
 		rm -f "$tp/acls/$ADDR/lun_0/lun_0"
@@ -236,14 +226,7 @@ srp_target_down() {
 		echo 0 >$lio/srpt/discovery_auth/rdma_cm_port
 		rmdir $lio/srpt
 	fi
-	[ -d $core ] && rmdir $core
-	[ -d $lio/core/iblock_0 ] && rmdir $lio/core/iblock_0
-	# LIO loads every backstore module it has by itself, at the first
-	# backstore made (transport_subsystem_check_init): all go before the core.
-	for m in ib_srpt target_core_iblock target_core_file target_core_pscsi target_core_user \
-		target_core_mod null_blk; do
-		[ ! -d /sys/module/$m ] || modprobe -r $m || return 1
-	done
+	lio_down ib_srpt
 }
 
 # srp_cases DRV: the SRP cases, stopping at the first failure; whatever was
@@ -270,43 +253,7 @@ srp_cases() {
 	[ $ok = 1 ]
 }
 
-# run DRV: the whole sequence on an RDMA device of type DRV.
-run() {
-	local drv=$1 u
-	DEV=ulp$1
-	echo "# --- $drv: $DEV on a0 ($ADDR), target and initiator on the same address"
-	veth_pair
-	case $drv in
-	rxe) modprobe rdma_rxe ;;
-	rrxe) load_rrxe ;;
-	esac
-	if record $drv "device" rdma link add $DEV type $drv netdev a0 &&
-		record $drv "port ACTIVE" port_active $DEV; then
-		for u in "${ulps[@]}"; do
-			"${u}_cases" $drv
-		done
-	fi
-	rdma link delete $DEV 2>/dev/null
-	record $drv "device deleted" gone $DEV 100
-	case $drv in
-	rxe) record $drv "driver unloaded" rmmod rdma_rxe ;;
-	rrxe) record $drv "driver unloaded" rmmod rrxe ;;
-	esac
-	ip link del a0
-}
-
 head -c $IO_BYTES /dev/urandom >"$tmp/pattern"
-for drv in $drivers; do run $drv; done
-
-for c in "${cases[@]}"; do
-	line="$c: rrxe ${res[rrxe:$c]:-not run}, rdma_rxe ${res[rxe:$c]:-not run}"
-	if [[ " $drivers " != *" rrxe "* ]]; then
-		echo "# $line"
-	elif [ "${res[rrxe:$c]:-}" = ok ]; then
-		ok "$line"
-	else
-		not_ok "$line"
-	fi
-done
-rm -rf "$tmp"
+for drv in $drivers; do ulp_run $drv "${ulps[@]/%/_cases}"; done
+ulp_report "$drivers"
 finish
