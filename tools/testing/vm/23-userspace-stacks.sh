@@ -15,13 +15,21 @@
 #     64 KiB, riostream (RDMA writes through riowrite) at 4 KiB;
 #   - libfabric (libfabric-bin): fi_info -p verbs lists the device for
 #     msg endpoints and for verbs;ofi_rxm RDM ones; fi_pingpong with data
-#     checks (-c) over verbs msg endpoints (RC through rdma_cm), over
-#     verbs;ofi_rxm RDM endpoints (RC) and verbs;ofi_rxd (UD);
-#   - UCX (ucx-utils): ucx_info -d lists rc_verbs and ud_verbs on
-#     DEV:1; ucx_perftest (-P 0: not under MPI) UCP tag latency and
-#     bandwidth and UCP put and get over rc_verbs, tag latency and
-#     bandwidth over ud_verbs (UCX_TLS, UCX_NET_DEVICES=DEV:1), and UCT
-#     put and get bandwidth over rc_verbs (-x rc_verbs -d DEV:1).
+#     checks (-c) over verbs msg endpoints (RC through rdma_cm), each side
+#     given its domain and the server its address;
+#   - UCX (ucx-utils): ucx_info -d lists rc_verbs and ud_verbs on DEV:1;
+#     ucx_perftest (-P 0: not under MPI), UCT am_lat, put_bw and get_bw
+#     (zero-copy) on rc_verbs, 20 iterations of 64 bytes after 2 of
+#     warm-up.
+# Cases marked + in `cases` run only when named: they fail on rdma_rxe as
+# on rrxe, a limitation of the stack or of soft-RoCE (testing.rst,
+# "Userspace stacks"): libfabric's RDM endpoints (verbs;ofi_rxm: the
+# server's fi_enable fails with EINVAL; verbs;ofi_rxd: the server's
+# fi_getinfo fails with ENODATA), and everything of UCX that uses
+# ud_verbs, which hangs: UCT on ud_verbs, UCP on ud_v, and UCP on rc_v,
+# whose wire-up goes through UD (UCX_TLS=rc_verbs alone finds no
+# auxiliary transport); UCP over rc_verbs with tcp for the wire-up is
+# there too.
 # Each case runs in every pairing; the table at the end prints each case
 # with the result of every pairing side by side (and, as comments, the
 # figure each tool printed). A case fails if a pairing with rrxe on
@@ -35,7 +43,8 @@
 # usage: 23-userspace-stacks.sh [PAIR...] [CASE...]
 #   PAIR  CLIENT-SERVER device types (rrxe-rrxe, rxe-rxe, rrxe-rxe,
 #         rxe-rrxe); default $RRXE_PAIRS, else rrxe-rrxe rxe-rxe.
-#   CASE  case names (see `cases`), default all.
+#   CASE  the first word of case names (qperf, ucx, uct, ...: see
+#         `cases`), or "all"; default all but those marked +.
 # The pairings run at the same time (run_pairings); RRXE_SERIAL=1 runs
 # them one after the other. RRXE_CASE_TIMEOUT (40) bounds each command.
 . "$RRXE_TOP/tools/testing/lib.sh"
