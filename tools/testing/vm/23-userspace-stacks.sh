@@ -18,9 +18,9 @@
 #     checks (-c) over verbs msg endpoints (RC through rdma_cm), each side
 #     given its domain and the server its address;
 #   - UCX (ucx-utils): ucx_info -d lists rc_verbs and ud_verbs on DEV:1;
-#     ucx_perftest (-P 0: not under MPI), UCT am_lat, put_bw and get_bw
-#     (zero-copy) on rc_verbs, 20 iterations of 64 bytes after 2 of
-#     warm-up.
+#     ucx_perftest (-P 0: not under MPI), UCT am_lat and put_bw (64
+#     bytes) and get_bw (4 KiB, zero-copy) on rc_verbs, 20 iterations
+#     after 2 of warm-up.
 # Cases marked + in `cases` run only when named: they fail on rdma_rxe as
 # on rrxe, a limitation of the stack or of soft-RoCE (testing.rst,
 # "Userspace stacks"): libfabric's RDM endpoints (verbs;ofi_rxm: the
@@ -66,9 +66,9 @@ cases=(
 	"rstream -T v 64k|rsocket_case rstream 65536 4"
 	"riostream 4k|rsocket_case riostream 4096 10"
 	"fi_pingpong verbs msg|fi_case msg verbs"
-	"uct rc_verbs am_lat|uct_case rc_verbs am_lat"
-	"uct rc_verbs put_bw|uct_case rc_verbs put_bw"
-	"uct rc_verbs get_bw|uct_case rc_verbs get_bw -D zcopy"
+	"uct rc_verbs am_lat|uct_case rc_verbs am_lat 64"
+	"uct rc_verbs put_bw|uct_case rc_verbs put_bw 64"
+	"uct rc_verbs get_bw 4k|uct_case rc_verbs get_bw 4096 -D zcopy"
 	"+fi_pingpong verbs;ofi_rxm rdm|fi_case rdm verbs;ofi_rxm"
 	"+fi_pingpong verbs;ofi_rxd rdm|fi_case rdm verbs;ofi_rxd"
 	"+ucx rc_v tag_lat|ucp_case rc_v tag_lat"
@@ -77,7 +77,7 @@ cases=(
 	"+ucx rc_verbs,tcp tag_lat|ucp_case rc_verbs,tcp tag_lat"
 	"+ucx rc_verbs,tcp tag_bw|ucp_case rc_verbs,tcp tag_bw"
 	"+ucx rc_verbs,tcp ucp_get|ucp_case rc_verbs,tcp ucp_get"
-	"+uct ud_verbs am_lat|uct_case ud_verbs am_lat"
+	"+uct ud_verbs am_lat|uct_case ud_verbs am_lat 64"
 )
 
 parse_pairs --words "rrxe-rrxe rxe-rxe" "$@"
@@ -262,14 +262,15 @@ ucp_case() {
 		ucx_perftest -P 0 -p "$port" -t "$t" -n 20 -w 2 -s 64 -f "$PAIR_IP2" || return 1
 	echo "FIGURE: $(ucx_figure "$TRAFFIC_TMP/$name.client")"
 }
-# uct_case TL TEST [ARGS...]: ucx_perftest's UCT TEST on transport TL
-# (ARGS: -D zcopy for get, which has no short layout).
+# uct_case TL TEST SIZE [ARGS...]: ucx_perftest's UCT TEST on transport
+# TL, messages of SIZE bytes (ARGS: -D zcopy for get, which has no short
+# layout, and whose zero-copy wants more than 64 bytes).
 uct_case() {
-	local tl=$1 t=$2 port=$((TRAFFIC_PORT + 10)) name=uct-$1-$2
-	shift 2
+	local tl=$1 t=$2 size=$3 port=$((TRAFFIC_PORT + 10)) name=uct-$1-$2
+	shift 3
 	TRAFFIC_PORT=$((TRAFFIC_PORT + 1))
 	duo "$name" tcp "$port" ucx_perftest -P 0 -p "$port" -d "$DEV2:1" -x "$tl" -- \
-		ucx_perftest -P 0 -p "$port" -d "$DEV1:1" -x "$tl" -t "$t" -n 20 -w 2 -s 64 -f "$@" "$PAIR_IP2" ||
+		ucx_perftest -P 0 -p "$port" -d "$DEV1:1" -x "$tl" -t "$t" -n 20 -w 2 -s "$size" -f "$@" "$PAIR_IP2" ||
 		return 1
 	echo "FIGURE: $(ucx_figure "$TRAFFIC_TMP/$name.client")"
 }
