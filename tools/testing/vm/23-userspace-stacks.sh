@@ -19,9 +19,9 @@
 #     given its domain and the server its address;
 #   - UCX (ucx-utils): ucx_info -d lists rc_verbs and ud_verbs on DEV:1;
 #     ucx_perftest (-P 0: not under MPI), UCT am_lat and put_bw on
-#     rc_verbs, 64 bytes, 20 iterations after 2 of warm-up; get_bw (4 KiB,
-#     zero-copy: 64 bytes is refused, "smaller than min supported (65)",
-#     on both drivers) only when named, not yet run at that size.
+#     rc_verbs, 64 bytes, and get_bw, 4 KiB (zero-copy: 64 bytes is
+#     refused, "smaller than min supported (65)", on both drivers), 20
+#     iterations after 2 of warm-up.
 # Cases marked + in `cases` run only when named: they fail on rdma_rxe as
 # on rrxe, a limitation of the stack or of soft-RoCE (testing.rst,
 # "Userspace stacks"): libfabric's RDM endpoints (verbs;ofi_rxm: the
@@ -68,7 +68,7 @@ cases=(
 	"fi_pingpong verbs msg|fi_case msg verbs"
 	"uct rc_verbs am_lat|uct_case rc_verbs am_lat 64"
 	"uct rc_verbs put_bw|uct_case rc_verbs put_bw 64"
-	"+uct rc_verbs get_bw 4k|uct_case rc_verbs get_bw 4096 -D zcopy"
+	"uct rc_verbs get_bw 4k|uct_case rc_verbs get_bw 4096 -D zcopy"
 	"+fi_pingpong verbs;ofi_rxm rdm|fi_case rdm verbs;ofi_rxm"
 	"+fi_pingpong verbs;ofi_rxd rdm|fi_case rdm verbs;ofi_rxd"
 	"+ucx rc_v tag_lat|ucp_case rc_v tag_lat"
