@@ -22,6 +22,10 @@
 #     rc_verbs, 64 bytes, and get_bw, 4 KiB (zero-copy: 64 bytes is
 #     refused, "smaller than min supported (65)", on both drivers), 20
 #     iterations after 2 of warm-up.
+# The UCT cases are marked + too (run when named): in a make check-like
+# boot (2026-11-26, both pairings at once, the guest 86% busy) the
+# ucx_perftest server did not listen within 30 s on either driver (its
+# Open MPI start-up, "OFI call fail"), where they had passed in four runs.
 # Cases marked + in `cases` run only when named: they fail on rdma_rxe as
 # on rrxe, a limitation of the stack or of soft-RoCE (testing.rst,
 # "Userspace stacks"): libfabric's RDM endpoints (verbs;ofi_rxm: the
@@ -66,9 +70,9 @@ cases=(
 	"rstream -T v 64k|rsocket_case rstream 65536 4"
 	"riostream 4k|rsocket_case riostream 4096 10"
 	"fi_pingpong verbs msg|fi_case msg verbs"
-	"uct rc_verbs am_lat|uct_case rc_verbs am_lat 64"
-	"uct rc_verbs put_bw|uct_case rc_verbs put_bw 64"
-	"uct rc_verbs get_bw 4k|uct_case rc_verbs get_bw 4096 -D zcopy"
+	"+uct rc_verbs am_lat|uct_case rc_verbs am_lat 64"
+	"+uct rc_verbs put_bw|uct_case rc_verbs put_bw 64"
+	"+uct rc_verbs get_bw 4k|uct_case rc_verbs get_bw 4096 -D zcopy"
 	"+fi_pingpong verbs;ofi_rxm rdm|fi_case rdm verbs;ofi_rxm"
 	"+fi_pingpong verbs;ofi_rxd rdm|fi_case rdm verbs;ofi_rxd"
 	"+ucx rc_v tag_lat|ucp_case rc_v tag_lat"
