@@ -62,14 +62,29 @@ pub(crate) fn enqueue_bh_on<T, const ID: u64>(cpu: u32, this: Arc<T>) -> bool
 where
     T: HasWork<T, ID> + WorkItem<ID, Pointer = Arc<T>> + Send + Sync + 'static,
 {
+    enqueue_on(sys::rrxe_queue_work_bh_on, cpu, this)
+}
+
+/// Queues the work item `ID` of `this` with `queue` (one of the C helpers
+/// that call `queue_work_on` for CPU `cpu`, returning `false` only when the
+/// item is queued already).
+fn enqueue_on<T, const ID: u64>(
+    queue: unsafe extern "C" fn(u32, *mut sys::work_struct) -> bool,
+    cpu: u32,
+    this: Arc<T>,
+) -> bool
+where
+    T: HasWork<T, ID> + WorkItem<ID, Pointer = Arc<T>> + Send + Sync + 'static,
+{
     // SAFETY: the closure returns `false` only when the item is queued
     // already, as `__enqueue` requires; `queue_work_on` uses the pointer,
     // which `__enqueue` keeps valid until the item has run. `T` is `Send`
     // and `'static`, so it may run on another CPU at any later time.
     let r = unsafe {
         this.__enqueue(|work| {
-            // CAST: the kernel crate's `work_struct` and ours are the same C struct.
-            sys::rrxe_queue_work_bh_on(cpu, work.cast())
+            // CAST: the kernel crate's `work_struct` and ours are the same C
+            // struct; `queue` is a C helper calling `queue_work_on` on it.
+            queue(cpu, work.cast())
         })
     };
     r.is_ok()
@@ -87,14 +102,7 @@ pub(crate) fn enqueue_task_on<T, const ID: u64>(cpu: u32, this: Arc<T>) -> bool
 where
     T: HasWork<T, ID> + WorkItem<ID, Pointer = Arc<T>> + Send + Sync + 'static,
 {
-    // SAFETY: as in `enqueue_bh_on`.
-    let r = unsafe {
-        this.__enqueue(|work| {
-            // CAST: the kernel crate's `work_struct` and ours are the same C struct.
-            sys::rrxe_queue_work_task_on(cpu, work.cast())
-        })
-    };
-    r.is_ok()
+    enqueue_on(sys::rrxe_queue_work_task_on, cpu, this)
 }
 
 /// Bottom halves off on this CPU while it lives (`local_bh_disable`): code
