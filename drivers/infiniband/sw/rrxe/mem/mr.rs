@@ -100,6 +100,8 @@ struct FastState {
     /// The length the last `ib_map_mr_sg` mapped, which `REG_MR` registers
     /// (at the address posted with it).
     mapped_len: u64,
+    /// `dereg_mr` has begun: never registered again ([`MrInner::retire`]).
+    retired: bool,
 }
 
 impl FastState {
@@ -348,6 +350,7 @@ impl MrSpec {
                         },
                         valid: false,
                         mapped_len: 0,
+                        retired: false,
                     }),
                     GFP_KERNEL,
                 )?;
@@ -494,9 +497,10 @@ impl MrInner {
     /// A window holds a reference on its region while bound, and drops it
     /// (and the count) with interrupts off, under its lock. Deregistration
     /// only goes on when the count is zero ([`Self::start_dereg`], which
-    /// also stops new binds), and then waits for an RCU grace period before
-    /// it drops the region's own references: a window's reference is never
-    /// the last one, so the pages are never released in atomic context.
+    /// also stops new binds), and then, but for a fast MR, waits for an RCU
+    /// grace period before it drops the region's own references
+    /// ([`Self::retire`]): a window's reference is never the last one, so
+    /// the pages are never released in atomic context.
     pub(crate) fn bind_window(&self) -> Result {
         self.windows
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
@@ -520,6 +524,33 @@ impl MrInner {
     /// Whether memory windows are bound to the region.
     pub(crate) fn has_windows(&self) -> bool {
         self.windows.load(Ordering::Acquire) & !DEREGISTERED != 0
+    }
+
+    /// After [`Self::start_dereg`] and the region's removal from the
+    /// table: makes sure the data path no longer touches its memory.
+    /// Returns whether that is so already.
+    ///
+    /// For a fast MR it is: the data path copies under the region's lock,
+    /// so taking it waits for a copy in progress, and the region, marked
+    /// unregistered for good, refuses every later one (a lookup made before
+    /// the removal included). What is left to free (the page list) may be
+    /// freed in any context. `dereg_mr` then needs no RCU grace period:
+    /// the kernel's ULPs deregister hundreds of fast MRs when they
+    /// disconnect, and a grace period each made that take seconds.
+    ///
+    /// Other regions return `false`: the data path reaches their pages
+    /// without a lock, so only a grace period after the removal tells that
+    /// no access is in progress, and a process's pages must be unpinned in
+    /// process context, which the grace period ensures (no reference is
+    /// left but the caller's).
+    pub(crate) fn retire(&self) -> bool {
+        let Ok(fast) = self.fast() else {
+            return false;
+        };
+        let mut f = fast.lock();
+        f.valid = false;
+        f.retired = true;
+        true
     }
 
     /// `dereg_mr` begins: `EINVAL` (as rxe, IBA 10.6.7.2.6) while windows
@@ -642,7 +673,7 @@ impl MrInner {
     /// list. The caller checks that the QP's PD is the MR's ([`Self::in_pd`]).
     pub(crate) fn fast_register(&self, key: u32, access: u32, iova: u64, len: u64) -> Result {
         let mut f = self.fast()?.lock();
-        if f.valid {
+        if f.valid || f.retired {
             return Err(EINVAL);
         }
         let key = fast_reg_key(f.key, key).map_err(|_| EINVAL)?;
@@ -876,6 +907,8 @@ mod tests {
             }
             last[i * 4..i * 4 + 4].copy_from_slice(&key.to_ne_bytes());
             table.remove(&mr);
+            // Not a fast MR: its deregistration waits for a grace period.
+            assert!(!mr.retire());
         }
         assert_eq!(changed, SPAN * 3);
     }
@@ -1092,7 +1125,19 @@ mod tests {
         assert!(buf[p0 + 500..p0 + 512].iter().all(|&b| b == 9));
         assert!(buf[p0 + 1024..p0 + 1036].iter().all(|&b| b == 9));
         assert_eq!(buf[p0 + 512], 0);
+
+        // Deregistration: out of the table, then retired, a registered
+        // region included; a reference taken before reaches nothing, and
+        // the region is never registered again.
+        assert_eq!(mr.start_dereg(), Ok(()));
         table.remove(&mr);
+        assert!(mr.retire());
+        assert_eq!(mr.write_at(500, &[1]).err(), Some(EINVAL));
+        assert_eq!(mr.read_at(0, &mut [0]).err(), Some(EINVAL));
+        assert_eq!(mr.atomic_at(8, AtomicOp::FetchAdd(1)).err(), Some(EINVAL));
+        let key4 = Key::from_raw(key3).next_variant().raw();
+        assert_eq!(mr.fast_register(key4, ALL, 0x200, 1024).err(), Some(EINVAL));
+        assert_eq!(buf[p0 + 500], 9);
         drop(mr);
         drop(buf);
     }

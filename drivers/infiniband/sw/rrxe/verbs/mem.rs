@@ -39,16 +39,20 @@ pub(super) fn reg_user_mr(
     Ok((RrxeMr { inner }, keys))
 }
 
-/// `Operations::dereg_mr`: the MR out of the table; its pages unpinned
-/// after a grace period.
+/// `Operations::dereg_mr`: the MR out of the table; once no access to its
+/// memory is in progress, its pages are released (unpinned, for a
+/// process's MR) with the caller's reference.
 pub(super) fn dereg_mr(mr: &Mr<RrxeDevice>) -> Result {
     // Refused while memory windows are bound (as rxe); afterwards no
     // window can bind to it.
     mr.inner.start_dereg()?;
     mr.device::<RrxeDevice>().shared.mrs.remove(&mr.inner);
-    // The data path only holds an MR while it copies, under RCU (see
-    // destroy_qp): after a grace period the pages are ours to unpin.
-    rt::synchronize_rcu();
+    // A fast MR is fenced by its lock. Otherwise the data path only holds
+    // an MR while it copies, under RCU (see destroy_qp): after a grace
+    // period the pages are ours to unpin.
+    if !mr.inner.retire() {
+        rt::synchronize_rcu();
+    }
     Ok(())
 }
 
