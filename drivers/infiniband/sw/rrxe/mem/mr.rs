@@ -63,9 +63,16 @@ const DEREGISTERED: u32 = 1 << 31;
 
 /// What memory a region covers.
 enum Memory {
-    /// A process's pages, pinned for the region's life; offset 0 is the
-    /// byte at the registration's start address.
-    User { umem: Umem, range: MrRange },
+    /// A process's pages, pinned until `dereg_mr` takes them
+    /// ([`MrInner::retire`]); offset 0 is the byte at the registration's
+    /// start address. The data path copies under the lock, so `dereg_mr`
+    /// knows when no copy is in progress without waiting for a grace
+    /// period, and unpins the pages itself, in process context, whoever
+    /// holds the last reference.
+    User {
+        umem: Pin<KBox<SpinLockIrq<Option<Umem>>>>,
+        range: MrRange,
+    },
     /// All of memory, by kernel virtual address (the DMA MR of a kernel
     /// consumer): an offset is an address.
     Kernel { kmem: KernelMemory, range: MrRange },
@@ -332,7 +339,10 @@ impl MrSpec {
     /// The region under `key`.
     pub(crate) fn finish(self, key: Key) -> Result<Arc<MrInner>> {
         let mem = match self.mem {
-            SpecMemory::User { umem, range } => Memory::User { umem, range },
+            SpecMemory::User { umem, range } => Memory::User {
+                umem: KBox::pin_init(new_spinlock_irq!(Some(umem)), GFP_KERNEL)?,
+                range,
+            },
             SpecMemory::Kernel { kmem, range } => Memory::Kernel { kmem, range },
             SpecMemory::Fast { kmem, max } => {
                 let max = max as usize;
@@ -497,10 +507,9 @@ impl MrInner {
     /// A window holds a reference on its region while bound, and drops it
     /// (and the count) with interrupts off, under its lock. Deregistration
     /// only goes on when the count is zero ([`Self::start_dereg`], which
-    /// also stops new binds), and then, but for a fast MR, waits for an RCU
-    /// grace period before it drops the region's own references
-    /// ([`Self::retire`]): a window's reference is never the last one, so
-    /// the pages are never released in atomic context.
+    /// also stops new binds), and then releases the pages itself
+    /// ([`Self::retire`]), so a window's reference, even the last one,
+    /// never releases pages in atomic context.
     pub(crate) fn bind_window(&self) -> Result {
         self.windows
             .fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| {
@@ -527,30 +536,40 @@ impl MrInner {
     }
 
     /// After [`Self::start_dereg`] and the region's removal from the
-    /// table: makes sure the data path no longer touches its memory.
-    /// Returns whether that is so already.
+    /// table: makes sure the data path no longer touches its memory, and
+    /// releases a process's pages. Process context. Returns whether that
+    /// is so already.
     ///
-    /// For a fast MR it is: the data path copies under the region's lock,
-    /// so taking it waits for a copy in progress, and the region, marked
-    /// unregistered for good, refuses every later one (a lookup made before
-    /// the removal included). What is left to free (the page list) may be
-    /// freed in any context. `dereg_mr` then needs no RCU grace period:
-    /// the kernel's ULPs deregister hundreds of fast MRs when they
-    /// disconnect, and a grace period each made that take seconds.
+    /// For a fast MR and a process's MR it is: the data path copies under
+    /// the region's lock, so taking it waits for a copy in progress, and
+    /// the region, unregistered or without pages for good, refuses every
+    /// later one (a lookup made before the removal included). What is left
+    /// to free may be freed in any context, whichever reference is last.
+    /// `dereg_mr` then needs no RCU grace period, which takes milliseconds
+    /// on an idle machine and more on a busy one: the kernel's ULPs
+    /// deregister hundreds of fast MRs when they disconnect, and processes
+    /// (MPI's and UCX's registration caches) deregister at any time.
     ///
-    /// Other regions return `false`: the data path reaches their pages
-    /// without a lock, so only a grace period after the removal tells that
-    /// no access is in progress, and a process's pages must be unpinned in
-    /// process context, which the grace period ensures (no reference is
-    /// left but the caller's).
+    /// A kernel consumer's DMA MR returns `false`: the data path reaches
+    /// memory through it without a lock (it serves every SGE of a ULP, on
+    /// every CPU), so only a grace period after the removal tells that no
+    /// access is in progress. A ULP deregisters it once, with its PD.
     pub(crate) fn retire(&self) -> bool {
-        let Ok(fast) = self.fast() else {
-            return false;
-        };
-        let mut f = fast.lock();
-        f.valid = false;
-        f.retired = true;
-        true
+        match &self.mem {
+            Memory::Fast { state, .. } => {
+                let mut f = state.lock();
+                f.valid = false;
+                f.retired = true;
+                true
+            }
+            Memory::User { umem, .. } => {
+                // Unpinned outside the lock: releasing may sleep.
+                let pages = umem.lock().take();
+                drop(pages);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// `dereg_mr` begins: `EINVAL` (as rxe, IBA 10.6.7.2.6) while windows
@@ -586,6 +605,8 @@ impl MrInner {
         let len64 = u64::try_from(len).map_err(|_| EINVAL)?;
         match &self.mem {
             Memory::User { umem, range } => {
+                let pinned = umem.lock();
+                let umem = pinned.as_ref().ok_or(EINVAL)?;
                 let layout = user_layout(umem, range, offset, len64)?;
                 each_chunk(layout, offset, len, |c, span| {
                     let page = umem.page(c.page).ok_or(EFAULT)?;
@@ -644,6 +665,8 @@ impl MrInner {
     pub(crate) fn atomic_at(&self, offset: u64, op: AtomicOp) -> Result<u64> {
         match &self.mem {
             Memory::User { umem, range } => {
+                let pinned = umem.lock();
+                let umem = pinned.as_ref().ok_or(EINVAL)?;
                 let layout = user_layout(umem, range, offset, ATOMIC_SIZE)?;
                 let word = layout.atomic_word(offset).map_err(|_| EINVAL)?;
                 let page = umem.page(word.page).ok_or(EFAULT)?;

@@ -47,9 +47,10 @@ pub(super) fn dereg_mr(mr: &Mr<RrxeDevice>) -> Result {
     // window can bind to it.
     mr.inner.start_dereg()?;
     mr.device::<RrxeDevice>().shared.mrs.remove(&mr.inner);
-    // A fast MR is fenced by its lock. Otherwise the data path only holds
-    // an MR while it copies, under RCU (see destroy_qp): after a grace
-    // period the pages are ours to unpin.
+    // A fast MR and a process's MR are fenced by their lock (a process's
+    // pages are unpinned there). The data path reaches memory through a
+    // DMA MR without one, but only under RCU (see destroy_qp): after a
+    // grace period no access is in progress.
     if !mr.inner.retire() {
         rt::synchronize_rcu();
     }
