@@ -266,7 +266,8 @@ impl QpInner {
     }
 
     /// Hands a packet to the completer or responder; `count`: count it in
-    /// the port's received packets once it passed the QP's checks.
+    /// the QP's received packets (its counter's, or the port's) once it
+    /// passed the QP's checks.
     fn deliver(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>, count: bool) {
         // Answers leave through the device's netdev, whatever the packet
         // arrived on (`lo`, for a device's packets to itself).
