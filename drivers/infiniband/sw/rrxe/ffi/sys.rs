@@ -47,8 +47,8 @@ pub(crate) use raw::{
     ib_ah, ib_atomic_wr, ib_cq, ib_cq_init_attr, ib_dmah, ib_event, ib_event__bindgen_ty_1, ib_gid,
     ib_grh, ib_mad, ib_mr, ib_mw, ib_pd, ib_qp, ib_qp_attr, ib_qp_cap, ib_qp_init_attr, ib_rdma_wr,
     ib_recv_wr, ib_reg_wr, ib_send_wr, ib_sge, ib_srq, ib_srq_attr, ib_srq_init_attr, ib_ud_wr,
-    ib_umem, ib_uverbs_wc, ib_wc, mminfo, rdma_ah_attr, rdma_ah_init_attr, rdma_hw_stats,
-    rdma_stat_desc, rdma_user_mmap_entry, rxe_create_ah_resp, rxe_create_cq_resp,
+    ib_umem, ib_uverbs_wc, ib_wc, mminfo, rdma_ah_attr, rdma_ah_init_attr, rdma_counter,
+    rdma_hw_stats, rdma_stat_desc, rdma_user_mmap_entry, rxe_create_ah_resp, rxe_create_cq_resp,
     rxe_create_qp_resp, rxe_create_srq_resp, rxe_modify_srq_cmd, rxe_recv_wqe, rxe_resize_cq_resp,
     rxe_send_wqe, rxe_sge, scatterlist, uverbs_attr_bundle, vm_area_struct,
 };

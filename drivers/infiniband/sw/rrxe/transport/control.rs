@@ -19,6 +19,7 @@
 
 use crate::{
     dev::ah::RrxeAh,
+    dev::counters::CounterSet,
     dev::params,
     dev::path::Path,
     ffi::ib::{
@@ -182,6 +183,7 @@ impl QpInner {
                     send,
                     resp,
                     timer_armed: false,
+                    counter: None,
                 }),
                 home: next_home(),
                 rxq <- RxQueue::new(RX_QUEUE_LEN),
@@ -349,6 +351,18 @@ impl QpInner {
         let sq = self.sq.lock().take();
         let rq = self.rq.lock().take();
         drop((sq, rq));
+        // The core unbinds a bound QP before `destroy_qp`; were it still
+        // bound, its counter's set would go now, not with the last
+        // reference.
+        drop(self.count_in(None));
+    }
+
+    /// `counter_bind_qp` and `counter_unbind_qp`: the QP's events are
+    /// counted in `set` from its next pass on (`None`: in the port's
+    /// counters). Returns the set they were counted in, for the caller to
+    /// drop after the lock. A pass under way keeps the set it took.
+    pub(crate) fn count_in(&self, set: Option<Arc<CounterSet>>) -> Option<Arc<CounterSet>> {
+        core::mem::replace(&mut self.state.lock().counter, set)
     }
 
     /// `query_qp`: the attributes as set, the current state, PSNs and

@@ -14,7 +14,7 @@
 
 use crate::{
     dev::ah::{AhNumbers, AhTable},
-    dev::counters::{Counter, Counters},
+    dev::counters::{Counter, PortStats},
     dev::params,
     ffi::ib::PortEvent,
     ffi::net::NetDevRef,
@@ -48,8 +48,9 @@ pub(crate) struct DevCtx {
     /// Interrupts off: the data path reads the netdev in softirq context.
     #[pin]
     pub(crate) port: SpinLockIrq<Port>,
-    /// The port's counters.
-    pub(crate) counters: Counters,
+    /// The port's counters. Its own `Arc`: the sets of the core's
+    /// counters give it back what they counted too late for the core.
+    pub(crate) counters: Arc<PortStats>,
     /// Identity of the netdev the device was created on (packets are
     /// matched to devices by the netdev they arrive on).
     pub(crate) netdev_id: usize,
@@ -69,6 +70,7 @@ impl DevCtx {
     pub(crate) fn new(netdev: NetDevRef) -> Result<Arc<Self>> {
         let netdev_id = netdev.id();
         let ah_numbers = AhNumbers::new()?;
+        let counters = Arc::new(PortStats::new(), GFP_KERNEL)?;
         Arc::pin_init(
             pin_init!(Self {
                 port <- new_spinlock_irq!(Port {
@@ -76,7 +78,7 @@ impl DevCtx {
                     active: false,
                     cap_flags: params::PORT_CAP_FLAGS,
                 }),
-                counters: Counters::new(),
+                counters,
                 netdev_id,
                 mrs <- MrTable::new_mrs(),
                 mws <- MwTable::new_mws(),

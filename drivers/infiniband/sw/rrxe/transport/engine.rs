@@ -22,6 +22,7 @@
 //! runs the requester.
 
 use crate::{
+    dev::counters::Tally,
     ffi::ib::Event,
     ffi::net::NetDev,
     ffi::rt::{
@@ -158,7 +159,8 @@ impl QpInner {
         };
         let mut fx = Effects::new();
         let mut st = self.state.lock();
-        let ctx = self.ctx();
+        let bound = st.counting();
+        let ctx = self.ctx(bound.as_deref());
         if st.destroyed {
             return false;
         }
@@ -181,12 +183,12 @@ impl QpInner {
         if resp::send_read_responses(&ctx, &mut st, &mut fx, &ndev) {
             more = true;
         }
-        self.after(st, &mut fx, &ndev);
+        self.after(st, &mut fx, &ndev, ctx.counters);
         more
     }
 
     /// Finishes a pass: settles `fx` against the state, drops the lock,
-    /// carries `fx` out.
+    /// carries `fx` out, counting the packets sent in `tally` (the pass's).
     fn after(
         self: &Arc<Self>,
         mut st: kernel::sync::lock::Guard<
@@ -196,10 +198,11 @@ impl QpInner {
         >,
         fx: &mut Effects,
         ndev: &NetDev,
+        tally: Tally<'_>,
     ) {
         fx.settle(&mut st);
         drop(st);
-        self.apply(fx, ndev);
+        self.apply(fx, ndev, tally);
     }
 
     /// Carries out what a pass decided, with no lock of the QP held, in
@@ -208,8 +211,8 @@ impl QpInner {
     /// receive CQ lost; call the send CQ's handler, then the receive CQ's;
     /// queue the retransmit timer; queue the end of an RNR wait; report SQ
     /// drained; flush the queues into ERR.
-    fn apply(self: &Arc<Self>, fx: &mut Effects, ndev: &NetDev) {
-        fx.out.flush(ndev, &self.dev.counters, self);
+    fn apply(self: &Arc<Self>, fx: &mut Effects, ndev: &NetDev, tally: Tally<'_>) {
+        fx.out.flush(ndev, tally, self);
         if fx.srq_limit_reached {
             if let Some(srq) = &self.srq {
                 srq.report_limit();
@@ -263,7 +266,8 @@ impl QpInner {
     }
 
     /// Hands a packet to the completer or responder; `count`: count it in
-    /// the port's received packets once it passed the QP's checks.
+    /// the QP's received packets (its counter's, or the port's) once it
+    /// passed the QP's checks.
     fn deliver(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>, count: bool) {
         // Answers leave through the device's netdev, whatever the packet
         // arrived on (`lo`, for a device's packets to itself).
@@ -273,7 +277,8 @@ impl QpInner {
         let ndev = &*ndev;
         let mut fx = Effects::new();
         let mut st = self.state.lock();
-        let ctx = self.ctx();
+        let bound = st.counting();
+        let ctx = self.ctx(bound.as_deref());
         let info = pkt.info();
         let mut kick = false;
         if info.is_response() {
@@ -284,7 +289,7 @@ impl QpInner {
                 return dropped(pkt, DropReason::WrongPath);
             }
             if count {
-                self.dev.counters.received(pkt.layout.total_len);
+                ctx.counters.received(pkt.layout.total_len);
             }
             let mut sq = self.sq.lock();
             let Some(sq) = (*sq).as_mut() else {
@@ -303,7 +308,7 @@ impl QpInner {
                 return dropped(pkt, DropReason::WrongPath);
             }
             if count {
-                self.dev.counters.received(pkt.layout.total_len);
+                ctx.counters.received(pkt.layout.total_len);
             }
             let mut rq = self.rq.lock();
             let meta = RxMeta { ndev, ..*meta };
@@ -315,7 +320,7 @@ impl QpInner {
             }
         }
         let rnr_pending = fx.rnr_waits();
-        self.after(st, &mut fx, ndev);
+        self.after(st, &mut fx, ndev, ctx.counters);
         if kick && !rnr_pending {
             self.kick();
         }
@@ -331,7 +336,8 @@ impl QpInner {
         }
         // A retry that ran out only fails its flight: the requester's run
         // below retires it and takes the QP to ERR.
-        let again = comp::timeout(&self.ctx(), &mut st);
+        let bound = st.counting();
+        let again = comp::timeout(&self.ctx(bound.as_deref()), &mut st);
         if again.is_some() {
             st.timer_armed = true;
         }

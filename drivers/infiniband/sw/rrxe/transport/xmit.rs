@@ -9,7 +9,7 @@
 //! sealed by [`send_udp`]'s callback.
 
 use crate::{
-    dev::counters::{Counter, Counters},
+    dev::counters::{Counter, Tally},
     dev::path::Path,
     ffi::net::{send_udp, NetDev, SkBuff, SkbOwner, UdpTx},
     ffi::rt,
@@ -121,7 +121,7 @@ fn seal(ip: &[u8], udp: &[u8; 8], ib: &mut [u8]) {
 impl TxPacket {
     /// Sends the packet from `ndev`, counting it, charged to `owner` until
     /// the IP stack frees it.
-    pub(crate) fn send<T: SkbOwner>(mut self, ndev: &NetDev, counters: &Counters, owner: &Arc<T>) {
+    pub(crate) fn send<T: SkbOwner>(mut self, ndev: &NetDev, counters: Tally<'_>, owner: &Arc<T>) {
         let len = self.skb.payload().len() as u64;
         let t = self.trace;
         rt::trace::tx(t.dqpn, t.opcode, t.psn, len as u32);
@@ -175,7 +175,7 @@ impl Outbox {
     pub(crate) fn flush<T: SkbOwner>(
         &mut self,
         ndev: &NetDev,
-        counters: &Counters,
+        counters: Tally<'_>,
         owner: &Arc<T>,
     ) {
         for slot in self.pkts.iter_mut().take(self.len) {

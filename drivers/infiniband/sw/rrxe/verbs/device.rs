@@ -7,14 +7,21 @@
 //! is [`Shared`], in [`crate::transport::shared`].
 
 use crate::{
-    dev::counters::ObjectCount, dev::params, dev::round_robin::RoundRobin, queues::srq::SrqNumbers,
-    registry, rx::tunnel, transport::shared::Shared,
+    dev::counters::{CounterSet, ObjectCount},
+    dev::irq_table::IrqTable,
+    dev::params,
+    dev::round_robin::RoundRobin,
+    queues::srq::SrqNumbers,
+    registry,
+    rx::tunnel,
+    transport::shared::Shared,
 };
 use kernel::{
     debugfs::Dir,
     new_mutex, new_spinlock,
     prelude::*,
     sync::{Arc, Mutex, SpinLock},
+    xarray::AllocKind,
 };
 
 /// The driver data of an rrxe `ib_device`.
@@ -41,6 +48,16 @@ pub(crate) struct RrxeDevice {
     pub(super) pds: ObjectCount,
     /// The CQs, counted against `MAX_CQ`.
     pub(super) cqs: ObjectCount,
+    /// The sets of the core's counters (`rdma statistic qp`), by number;
+    /// the QPs bound to a counter hold its set too.
+    #[pin]
+    pub(super) counter_sets: IrqTable<CounterSet>,
+    /// Serialises numbering a counter with entering its set, as
+    /// `qp_create` does for QPs.
+    #[pin]
+    pub(super) counter_create: Mutex<()>,
+    /// Where the search for a free counter number continues.
+    pub(super) next_counter: RoundRobin,
     /// The device's debugfs directory, where its QPs' files go (none if it
     /// could not be made).
     pub(super) debugfs: Option<Dir>,
@@ -64,6 +81,9 @@ impl RrxeDevice {
             next_qpn: RoundRobin::new(),
             pds: ObjectCount::new(),
             cqs: ObjectCount::new(),
+            counter_sets <- IrqTable::new(AllocKind::Alloc),
+            counter_create <- new_mutex!(()),
+            next_counter: RoundRobin::new(),
             debugfs,
         })
     }

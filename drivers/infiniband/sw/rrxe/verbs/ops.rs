@@ -9,7 +9,7 @@
 
 use crate::{
     dev::ah::RrxeAh,
-    dev::counters,
+    dev::counters::NAMES,
     dev::params,
     ffi::ib::{
         self, Ah, AhAttr, Cq, CqHandle, CqInitAttr, DeviceAttr, DeviceModify, IbDevice, Mr, MrKeys,
@@ -26,7 +26,7 @@ use crate::{
     transport::qp::RrxeQp,
     verbs::device::RrxeDevice,
     verbs::pd::{self, RrxePd},
-    verbs::{mem, qp, queues},
+    verbs::{counters, mem, qp, queues},
 };
 use core::mem::MaybeUninit;
 use kernel::prelude::*;
@@ -332,13 +332,29 @@ impl Operations for RrxeDevice {
     }
 
     fn hw_stat_names() -> &'static [ib::StatDesc] {
-        &counters::NAMES
+        &NAMES
     }
 
     fn hw_stats(dev: &IbDevice<Self>, port: u32, values: &mut [u64]) -> Result {
         Self::check_port(port)?;
         dev.shared.counters.read(values);
         Ok(())
+    }
+
+    fn counter_bind_qp(counter: &ib::RdmaCounter<Self>, qp: &Qp<Self>, port: u32) -> Result<u32> {
+        counters::bind_qp(counter, qp, port)
+    }
+
+    fn counter_unbind_qp(qp: &Qp<Self>, port: u32) -> Result {
+        counters::unbind_qp(qp, port)
+    }
+
+    fn counter_dealloc(counter: &ib::RdmaCounter<Self>) -> Result {
+        counters::dealloc(counter)
+    }
+
+    fn counter_update_stats(counter: &ib::RdmaCounter<Self>, values: &mut [u64]) -> Result {
+        counters::update_stats(counter, values)
     }
 
     fn process_mad(

@@ -51,6 +51,7 @@ macro_rules! core_mask_ops {
     };
 }
 
+mod counter;
 mod device;
 mod device_attr;
 mod handle;
@@ -69,6 +70,7 @@ mod verb_types;
 mod vtable;
 mod wr;
 
+pub(crate) use counter::RdmaCounter;
 pub(crate) use device::{
     DeviceHandle, DeviceParams, DriverId, IbDevice, PortEvent, Unregistered, UverbsCmd,
 };

@@ -10,6 +10,7 @@ use core::mem::MaybeUninit;
 use kernel::{error::VTABLE_DEFAULT_ERROR, prelude::*};
 
 use super::{
+    counter::RdmaCounter,
     handle::SrqHandle,
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
@@ -117,6 +118,36 @@ pub(crate) trait Operations: Sized + Send + Sync {
     }
     /// Reads `port`'s counters into `values` (in the order of the names).
     fn hw_stats(_dev: &IbDevice<Self>, _port: u32, _values: &mut [u64]) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Binds `qp` to `counter` on `port` (`rdma statistic qp bind`, or the
+    /// core's auto mode as the QP moves to INIT): from now on the QP's
+    /// events are counted in the counter and no longer in the port's
+    /// [`Operations::hw_stats`], which the core adds the counters to.
+    /// Returns the counter's number: `counter.id()`, or a new one, unique
+    /// on the device, when that is 0 (its first bind). The core holds the
+    /// counter's lock; the abstraction records the binding in the core's QP.
+    /// A driver that implements this implements the other `counter_`
+    /// operations and [`Operations::hw_stat_names`] too.
+    fn counter_bind_qp(_counter: &RdmaCounter<Self>, _qp: &Qp<Self>, _port: u32) -> Result<u32> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Unbinds `qp` from its counter: its events go to the port's counters
+    /// again. The core holds the counter's lock; it unbinds a bound QP
+    /// before `destroy_qp`.
+    fn counter_unbind_qp(_qp: &Qp<Self>, _port: u32) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// The counter's last QP was unbound and the core has read its values
+    /// a last time (into the port's history): the driver forgets it. Not
+    /// called for a counter whose first bind failed.
+    fn counter_dealloc(_counter: &RdmaCounter<Self>) -> Result {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Reads the counter's values into `values`, in the order of
+    /// [`Operations::hw_stat_names`]: the core adds a counter's values to
+    /// the port's index by index, so both have the same names.
+    fn counter_update_stats(_counter: &RdmaCounter<Self>, _values: &mut [u64]) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// Answers a management datagram addressed to `port` itself; returns

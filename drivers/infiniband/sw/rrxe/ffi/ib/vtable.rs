@@ -9,6 +9,7 @@ use core::{marker::PhantomData, mem::MaybeUninit};
 use kernel::{error::from_result, prelude::*};
 
 use super::{
+    counter::RdmaCounter,
     handle::SrqHandle,
     queue_buf,
     stats::StatDesc,
@@ -97,6 +98,18 @@ impl<T: Operations> OperationsVTable<T> {
     /// `T` implements, NULL for the others. Returned by value: the caller
     /// sets `owner`, and `ib_set_device_ops` copies the table.
     pub(super) fn build() -> sys::ib_device_ops {
+        // The core calls `counter_init` and `counter_alloc_stats` whenever
+        // it has `counter_dealloc`, and binds through all of them: a driver
+        // has the counter operations together, and the port's names.
+        const {
+            let bind = T::HAS_COUNTER_BIND_QP;
+            assert!(
+                bind == T::HAS_COUNTER_UNBIND_QP
+                    && bind == T::HAS_COUNTER_DEALLOC
+                    && bind == T::HAS_COUNTER_UPDATE_STATS
+                    && (!bind || T::HAS_HW_STAT_NAMES)
+            );
+        };
         sys::ib_device_ops {
             driver_id: T::DRIVER_ID as u32,
             uverbs_abi_ver: T::UVERBS_ABI_VER,
@@ -117,6 +130,13 @@ impl<T: Operations> OperationsVTable<T> {
             get_hw_stats: op!(T::HAS_HW_STATS, Self::get_hw_stats),
             fill_res_qp_entry: op!(T::HAS_FILL_RES_QP_ENTRY, Self::fill_res_qp_entry),
             process_mad: op!(T::HAS_PROCESS_MAD, Self::process_mad),
+            counter_bind_qp: op!(T::HAS_COUNTER_BIND_QP, Self::counter_bind_qp),
+            counter_unbind_qp: op!(T::HAS_COUNTER_UNBIND_QP, Self::counter_unbind_qp),
+            counter_dealloc: op!(T::HAS_COUNTER_DEALLOC, Self::counter_dealloc),
+            counter_alloc_stats: op!(T::HAS_COUNTER_DEALLOC, Self::counter_alloc_stats),
+            counter_update_stats: op!(T::HAS_COUNTER_UPDATE_STATS, Self::counter_update_stats),
+            counter_init: op!(T::HAS_COUNTER_DEALLOC, Self::counter_init),
+            size_rdma_counter: size_of::<sys::rdma_counter>(),
             dealloc_driver: Some(Self::dealloc_driver),
             mmap: Some(queue_buf::mmap),
             mmap_free: Some(queue_buf::mmap_free),
@@ -324,15 +344,7 @@ impl<T: Operations> OperationsVTable<T> {
         _ibdev: *mut sys::ib_device,
         _port: u32,
     ) -> *mut sys::rdma_hw_stats {
-        let names = T::hw_stat_names();
-        // SAFETY: the descriptions are static, as the core requires.
-        unsafe {
-            sys::rdma_alloc_hw_stats_struct(
-                StatDesc::as_raw(names),
-                names.len() as i32,
-                sys::RDMA_HW_STATS_DEFAULT_LIFESPAN as usize,
-            )
-        }
+        Self::alloc_stats()
     }
 
     /// # Safety
@@ -356,6 +368,110 @@ impl<T: Operations> OperationsVTable<T> {
             Ok(values.len() as i32)
         })
     }
+
+    /// Allocates a `struct rdma_hw_stats` for the port's counter names.
+    fn alloc_stats() -> *mut sys::rdma_hw_stats {
+        let names = T::hw_stat_names();
+        // SAFETY: the descriptions are static, as the core requires.
+        unsafe {
+            sys::rdma_alloc_hw_stats_struct(
+                StatDesc::as_raw(names),
+                names.len() as i32,
+                sys::RDMA_HW_STATS_DEFAULT_LIFESPAN as usize,
+            )
+        }
+    }
+
+    /// # Safety
+    ///
+    /// The [callback contract](Self#callback-contract), as
+    /// `counter_bind_qp`: the core holds the counter's lock and references
+    /// on the counter and the QP.
+    unsafe extern "C" fn counter_bind_qp(
+        counter: *mut sys::rdma_counter,
+        qp: *mut sys::ib_qp,
+        port: u32,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: the callback contract; the counter is one of this
+            // device's, alive for the call.
+            let (c, obj) = unsafe { (RdmaCounter::<T>::from_raw(counter), Qp::<T>::from_raw(qp)) };
+            let id = T::counter_bind_qp(c, obj, port)?;
+            // SAFETY: the core holds the counter's lock, under which it
+            // reads `id` and expects the driver to set it on a first bind
+            // and to record the binding in the QP (`qp->counter`).
+            unsafe {
+                if (*counter).id == 0 {
+                    (*counter).id = id;
+                }
+                (*qp).counter = counter;
+            }
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// The [callback contract](Self#callback-contract), as
+    /// `counter_unbind_qp`: the core holds the lock of the QP's counter.
+    unsafe extern "C" fn counter_unbind_qp(qp: *mut sys::ib_qp, port: u32) -> i32 {
+        from_result(|| {
+            // SAFETY: the callback contract.
+            T::counter_unbind_qp(unsafe { Qp::<T>::from_raw(qp) }, port)?;
+            // SAFETY: as in `counter_bind_qp`; the core drops its reference
+            // on the counter next.
+            unsafe { (*qp).counter = core::ptr::null_mut() };
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// The [callback contract](Self#callback-contract), as
+    /// `counter_dealloc`: the counter's last reference is gone.
+    unsafe extern "C" fn counter_dealloc(counter: *mut sys::rdma_counter) -> i32 {
+        // SAFETY: the callback contract; the core frees the counter after.
+        from_result(|| T::counter_dealloc(unsafe { RdmaCounter::from_raw(counter) }).map(|()| 0))
+    }
+
+    /// # Safety
+    ///
+    /// The [callback contract](Self#callback-contract), as
+    /// `counter_alloc_stats`.
+    unsafe extern "C" fn counter_alloc_stats(
+        _counter: *mut sys::rdma_counter,
+    ) -> *mut sys::rdma_hw_stats {
+        // The port's names: the core adds a counter's values to the port's
+        // index by index (`counter_history_stat_update`).
+        Self::alloc_stats()
+    }
+
+    /// # Safety
+    ///
+    /// The [callback contract](Self#callback-contract), as
+    /// `counter_update_stats`: the core holds the counter's lock, and its
+    /// `stats` came from `counter_alloc_stats`.
+    unsafe extern "C" fn counter_update_stats(counter: *mut sys::rdma_counter) -> i32 {
+        from_result(|| {
+            // SAFETY: the callback contract; `value` holds `num_counters`
+            // entries, which the counter's lock makes ours for the call.
+            let (c, values) = unsafe {
+                let stats = (*counter).stats;
+                let n = usize::try_from((*stats).num_counters).map_err(|_| EINVAL)?;
+                (
+                    RdmaCounter::<T>::from_raw(counter),
+                    (*stats).value.as_mut_slice(n),
+                )
+            };
+            T::counter_update_stats(c, values)?;
+            Ok(0)
+        })
+    }
+
+    /// `counter_init`, which the core calls on every counter it allocates:
+    /// the driver keeps nothing in the core's block (see
+    /// [`RdmaCounter`]), so there is nothing to initialise.
+    extern "C" fn counter_init(_counter: *mut sys::rdma_counter) {}
 
     /// # Safety
     ///

@@ -20,7 +20,10 @@
 
 use super::inner::QpInner;
 use crate::{
-    dev::{ah::AhTable, counters::Counters},
+    dev::{
+        ah::AhTable,
+        counters::{CounterSet, Tally},
+    },
     ffi::ib::{QpCap, QpHandle},
     ffi::net::SkbAccount,
     logic::qp_state::QpType,
@@ -53,8 +56,10 @@ pub(crate) struct QpCtx<'a> {
     /// The device's AH table (UD sends name an AH by number). Looked up as
     /// the MR table is, under a lock of its own that nests inside the QP's.
     pub(crate) ahs: &'a AhTable,
-    /// The port's counters: atomics, no lock.
-    pub(crate) counters: &'a Counters,
+    /// Where the QP's events are counted: the port's counters, or those
+    /// of the counter the QP is bound to (`rdma statistic qp`). Atomics, no
+    /// lock.
+    pub(crate) counters: Tally<'a>,
     /// Where send WQEs complete. Posting takes the CQ's lock, which nests
     /// inside the QP's and the SQ's; the completion handler, and the error
     /// event of a full CQ, are called only after the QP's lock (through the
@@ -94,8 +99,11 @@ impl QpCtx<'_> {
 
 impl QpInner {
     /// The context the roles run with, borrowed from the QP. Built by the
-    /// engine where it takes the QP's lock.
-    pub(in crate::transport) fn ctx(&self) -> QpCtx<'_> {
+    /// engine where it takes the QP's lock; `bound`: the set of the counter
+    /// the QP is bound to, as the locked state holds it
+    /// ([`QpState_::counter`](super::state::QpState_::counter)), which the
+    /// engine keeps for the pass.
+    pub(in crate::transport) fn ctx<'a>(&'a self, bound: Option<&'a CounterSet>) -> QpCtx<'a> {
         QpCtx {
             qpn: self.qpn,
             ty: self.ty,
@@ -109,7 +117,7 @@ impl QpInner {
                 qp: QpId::of(self.qpn, self),
             },
             ahs: &self.dev.ahs,
-            counters: &self.dev.counters,
+            counters: Tally::new(&self.dev.counters, bound),
             send_cq: &self.send_cq,
             recv_cq: &self.recv_cq,
             srq: self.srq.as_deref(),

@@ -11,11 +11,12 @@
 //! [`Effects`](super::effects::Effects), which lives for one pass.
 
 use crate::{
-    dev::path::Path,
+    dev::{counters::CounterSet, path::Path},
     ffi::ib::StoredQpAttr,
     logic::qp_state::QpState,
     transport::{resp::state::RespState, send::state::SendState},
 };
+use kernel::sync::Arc;
 
 /// The mutable part of a QP, under its lock: the control state and the
 /// requester's, completer's and responder's state.
@@ -44,9 +45,21 @@ pub(crate) struct QpState_ {
     /// The retransmit timer is queued (so a pass that sends RC requests
     /// does not queue it again).
     pub(crate) timer_armed: bool,
+    /// The set of the core's counter the QP is bound to (`rdma statistic
+    /// qp`), if any: its events are counted there instead of in the port's
+    /// counters. Here, under the lock the data path takes anyway, so a pass
+    /// finds it at no extra cost and keeps a reference for its length
+    /// (`counting`): bind and unbind swap it under the same lock.
+    pub(in crate::transport) counter: Option<Arc<CounterSet>>,
 }
 
 impl QpState_ {
+    /// The set a pass counts the QP's events in (`None`: the port's), held
+    /// until the pass has sent its packets, after the lock.
+    pub(in crate::transport) fn counting(&self) -> Option<Arc<CounterSet>> {
+        self.counter.clone()
+    }
+
     /// Whether the requester may send: RTS, or SQD finishing what it began.
     pub(crate) fn can_send(&self) -> bool {
         matches!(self.state, QpState::Rts | QpState::Sqd) && !self.destroyed
