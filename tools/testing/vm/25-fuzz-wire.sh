@@ -70,7 +70,13 @@ fuzz() {
 	fi
 	touch "$tmp/fuzz.stop"
 	stop_after $dut_pid 60 >/dev/null
+	rc=$?
 	sed -n 's/^fuzz-dut: states/# DUT: states/p' "$tmp/fuzz-dut.out"
+	if [ $rc != 0 ]; then
+		# Whatever the helper said last (a Python traceback, a verb's errno).
+		echo "# the DUT helper ended with exit $rc; its last words:"
+		tail -n 25 "$tmp/fuzz-dut.out" | sed 's/^/#   /'
+	fi
 	echo "# $(rdma statistic show link "$DEV2/1" | tr -s ' \n' '  ')"
 	if run_traffic "xfer-after-$t" 150 "xfer: OK bytes=$((3 << 18))" \
 		"$xfer" -t 120 -- -b $((1 << 18)) -s 1; then
