@@ -197,6 +197,16 @@ size_t rrxe_umem_num_pages(struct ib_umem *umem);
 size_t rrxe_umem_pages(struct ib_umem *umem, struct page **pages, size_t max);
 
 void rrxe_synchronize_rcu(void);
+/*
+ * The receive path's SRCU domain (one per module, DEFINE_STATIC_SRCU): a
+ * reader from a QP's lookup by number to the end of what it did with the
+ * QP; destroy_qp waits for the readers that may have found the QP, with an
+ * expedited SRCU grace period (no IPI, no wait for every CPU's quiescent
+ * state, as an RCU grace period would).
+ */
+int rrxe_rx_read_lock(void);
+void rrxe_rx_read_unlock(int idx);
+void rrxe_rx_synchronize(void);
 
 /* ---- Runtime: CPUs and BH work ---- */
 /* raw_smp_processor_id(): a hint where preemption is on. */

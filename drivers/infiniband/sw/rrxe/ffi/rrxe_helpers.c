@@ -13,6 +13,7 @@
 #include <linux/hrtimer.h>
 #include <linux/cpumask.h>
 #include <linux/smp.h>
+#include <linux/srcu.h>
 #include <linux/workqueue.h>
 #include <linux/timekeeping.h>
 #include <net/addrconf.h>
@@ -603,6 +604,23 @@ size_t rrxe_umem_pages(struct ib_umem *umem, struct page **pages, size_t max)
 void rrxe_synchronize_rcu(void)
 {
 	synchronize_rcu();
+}
+
+DEFINE_STATIC_SRCU(rrxe_rx_srcu);
+
+int rrxe_rx_read_lock(void)
+{
+	return srcu_read_lock(&rrxe_rx_srcu);
+}
+
+void rrxe_rx_read_unlock(int idx)
+{
+	srcu_read_unlock(&rrxe_rx_srcu, idx);
+}
+
+void rrxe_rx_synchronize(void)
+{
+	synchronize_srcu_expedited(&rrxe_rx_srcu);
 }
 
 unsigned int rrxe_this_cpu(void)

@@ -161,7 +161,10 @@ pub(crate) use raw::{
 };
 
 // RCU, CRC-32 and the random number generator.
-pub(crate) use raw::{crc32_le, get_random_u32, rrxe_synchronize_rcu};
+pub(crate) use raw::{
+    crc32_le, get_random_u32, rrxe_rx_read_lock, rrxe_rx_read_unlock, rrxe_rx_synchronize,
+    rrxe_synchronize_rcu,
+};
 
 // The trace events (ffi/rt/trace.rs).
 pub(crate) use raw::{

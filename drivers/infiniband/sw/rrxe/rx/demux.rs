@@ -8,7 +8,10 @@
 //! the responder of every QP attached to it. Runs in softirq context.
 
 use crate::{
-    ffi::{net::RxDatagram, rt::trace::DropReason},
+    ffi::{
+        net::RxDatagram,
+        rt::{trace::DropReason, RxReading},
+    },
     logic::{mcast::MULTICAST_QPN, qp_state::QpType},
     proto::{opcode::Transport, packet::parse_packet},
     transport::intake,
@@ -30,6 +33,9 @@ fn transport_matches(transport: Transport, ty: QpType) -> bool {
 /// which checks the rest (ICRC, P_Key) on the QP's home CPU. Anything that
 /// fails a check is dropped (and counted where rxe counts it).
 pub(crate) fn receive(dev: &Shared, dg: RxDatagram) {
+    // From the QP's lookup to the end of what is done with it:
+    // `destroy_qp` waits for this section.
+    let _reading = RxReading::begin();
     let Ok(pkt) = parse_packet(dg.payload()) else {
         intake::trace_drop(&dg, DropReason::Malformed);
         return;

@@ -104,7 +104,7 @@ pub(super) fn query_qp(qp: &Qp<RrxeDevice>, attr: &mut QpAttr, init: &mut QpInit
 }
 
 /// `Operations::destroy_qp`: the QP out of the table and destroyed, once no
-/// softirq can hold it.
+/// receiver that found it can still hold it.
 pub(super) fn destroy_qp(qp: &Qp<RrxeDevice>) -> Result {
     // IBA o10-2.2.3, as rxe: not while attached to a multicast group
     // (the core already refuses, counting attachments in `usecnt`).
@@ -117,11 +117,14 @@ pub(super) fn destroy_qp(qp: &Qp<RrxeDevice>) -> Result {
         .qps
         .remove(qp.inner.qpn() as usize);
     drop(removed);
-    // Softirqs that found the QP in the table are done with it once a
-    // grace period has passed (receive runs under RCU); then no
-    // reference but ours is left, and the QP's queues are freed here,
-    // in process context.
-    rt::synchronize_rcu();
+    // Receivers that found the QP in the table are done with it once their
+    // read-side sections have ended (rx::demux); then no reference but
+    // ours is left, and the QP's queues are freed here, in process
+    // context. Work items, timers and packets are cancelled or waited for
+    // by `destroy`. An SRCU grace period of the receive path alone, not
+    // an RCU one: those take milliseconds (every CPU must pass a
+    // quiescent state), once per QP.
+    rt::wait_for_rx_readers();
     qp.inner.destroy();
     Ok(())
 }

@@ -5,6 +5,8 @@
 //! monotonic clock, soft hrtimers owned through
 //! an `Arc`, and random numbers. Written to be independent of rrxe, like `net/`.
 
+use core::marker::PhantomData;
+
 pub(crate) mod cpu;
 pub(crate) mod time;
 pub(crate) mod timer;
@@ -28,6 +30,45 @@ pub(crate) fn crc32_le(crc: u32, data: &[u8]) -> u32 {
 pub(crate) fn synchronize_rcu() {
     // SAFETY: may sleep; callers are in process context.
     unsafe { crate::ffi::sys::rrxe_synchronize_rcu() };
+}
+
+/// A reader of the receive path's SRCU domain, from a QP's lookup by
+/// number to the end of what it does with the QP: [`wait_for_rx_readers`]
+/// waits for it. Ends when dropped, on the CPU it began on (it is not
+/// `Send`).
+pub(crate) struct RxReading {
+    idx: i32,
+    _not_send: PhantomData<*mut ()>,
+}
+
+impl RxReading {
+    /// Begins a read-side section. Any context but NMI.
+    pub(crate) fn begin() -> Self {
+        // SAFETY: the domain is the module's static one, set up before the
+        // module's code runs; SRCU readers may be in any context but NMI.
+        let idx = unsafe { crate::ffi::sys::rrxe_rx_read_lock() };
+        Self {
+            idx,
+            _not_send: PhantomData,
+        }
+    }
+}
+
+impl Drop for RxReading {
+    fn drop(&mut self) {
+        // SAFETY: `idx` came from this section's `rrxe_rx_read_lock`, and
+        // the section ends once.
+        unsafe { crate::ffi::sys::rrxe_rx_read_unlock(self.idx) };
+    }
+}
+
+/// Waits until every [`RxReading`] that began before the call has ended.
+/// Process context (it sleeps); an expedited SRCU grace period, which
+/// only waits for the receive path's readers, without IPIs.
+pub(crate) fn wait_for_rx_readers() {
+    // SAFETY: may sleep; callers are in process context, and never inside
+    // an `RxReading` (which would wait for itself).
+    unsafe { crate::ffi::sys::rrxe_rx_synchronize() };
 }
 
 /// A uniformly random `u32` from the kernel's cryptographically secure
