@@ -416,7 +416,7 @@ class Sequence:
         qp = self.call(f'create_qp_{QPT[qpt]}', QP, pd.o, ia)
         if qp:
             deps = (pd, scq, rcq) + ((srq,) if srq else ())
-            self.add('qp', qp, deps=deps, qpt=qpt, num=qp.qp_num, pd=pd, srq=srq,
+            return self.add('qp', qp, deps=deps, qpt=qpt, num=qp.qp_num, pd=pd, srq=srq, ready=False,
                      max_send_sge=c.max_send_sge, max_recv_sge=c.max_recv_sge,
                      max_inline=c.max_inline_data)
 
@@ -525,7 +525,8 @@ class Sequence:
             mask |= e.IBV_QP_STATE
         if self.rng.random() < 0.02:
             mask |= 1 << self.rng.randrange(26, 32)
-        self.call('modify_qp', qp.o.modify, a, mask)
+        if self.call('modify_qp', qp.o.modify, a, mask):
+            qp.ready = False
 
     def connect(self, a, b):
         """The valid walk RESET->INIT->RTR->RTS of QP a, towards QP b."""
@@ -562,7 +563,50 @@ class Sequence:
             s.timeout, s.retry_cnt, s.rnr_retry, s.max_rd_atomic = 8, 1, 1, 4
             m |= e.IBV_QP_TIMEOUT | e.IBV_QP_RETRY_CNT | e.IBV_QP_RNR_RETRY | \
                 e.IBV_QP_MAX_QP_RD_ATOMIC
-        self.call(good, a.o.modify, s, m)
+        a.ready = bool(self.call(good, a.o.modify, s, m))
+
+    def v_pair(self):
+        """Two QPs of one type connected to each other, with an MR and
+        receives: so that data flows (and keeps flowing for a while)."""
+        pd = self.pick('pd') if self.rng.random() < 0.5 else None
+        if not pd:
+            pd = self.call('create_pd', PD, self.ctx)
+            if not pd:
+                return
+            pd = self.add('pd', pd, deps=())
+        cq = self.call('create_cq', CQ, self.ctx, 256, None, None, 0)
+        if not cq:
+            return
+        cq = self.add('cq', cq, deps=(), pollable=True)
+        a = self.buf + self.rng.randrange(BUF_LEN // 2) & ~0xfff
+        mr = self.call('reg_mr', MR, pd.o, 65536, REMOTE | e.IBV_ACCESS_LOCAL_WRITE |
+                       e.IBV_ACCESS_MW_BIND, address=a)
+        if mr:
+            self.add('mr', mr, deps=(pd,), addr=a, length=65536, access=REMOTE, lkey=mr.lkey,
+                     rkey=mr.rkey, in_buf=True)
+        qpt = self.rng.choice(list(QPT))
+        if qpt == e.IBV_QPT_UD:
+            ah = self.call('create_ah', AH, pd.o, attr=self.ah_attr())
+            if ah:
+                self.add('ah', ah, deps=(pd,))
+        qps = []
+        for _ in range(2):
+            c = QPCap(max_send_wr=32, max_recv_wr=32, max_send_sge=2, max_recv_sge=2,
+                      max_inline_data=64)
+            qp = self.call(f'create_qp_{QPT[qpt]}', QP, pd.o,
+                           QPInitAttr(qp_type=qpt, scq=cq.o, rcq=cq.o, cap=c,
+                                      sq_sig_all=self.rng.randrange(2)))
+            if not qp:
+                return
+            qps.append(self.add('qp', qp, deps=(pd, cq), qpt=qpt, num=qp.qp_num, pd=pd,
+                                srq=None, ready=False, max_send_sge=2, max_recv_sge=2,
+                                max_inline=64))
+        self.connect(qps[0], qps[1])
+        self.connect(qps[1], qps[0])
+        for qp in qps:
+            for _ in range(4):
+                self.call('post_recv', qp.o.post_recv, self.recv_wr(qp.pd, 2))
+        self.v_post_send(qps[0])
 
     def v_connect(self):
         a = self.pick('qp')
@@ -610,7 +654,9 @@ class Sequence:
             mw, mr = self.pick('mw'), self.pick('mr')
             if not (mw and mr):
                 return None, name
-            wr = SendWR(wr_id=r.getrandbits(64), opcode=op, num_sge=0, send_flags=flags & ~e.IBV_SEND_INLINE)
+            wr = SendWR(wr_id=r.getrandbits(64), opcode=op, num_sge=1, sg=[SGE(self.buf, 0, 0)],
+                        send_flags=flags & ~e.IBV_SEND_INLINE)
+            wr.num_sge = 0
             off = r.randrange(max(mr.length, 1))
             info = MWBindInfo(mr.o, mr.addr + off if r.random() < 0.8 else r.getrandbits(64),
                               r.choice([0, 1, 4096, max(mr.length - off, 0), 1 << 40]),
@@ -654,8 +700,16 @@ class Sequence:
             wr.set_wr_atomic(rkey, raddr, r.getrandbits(64), r.getrandbits(64))
         return wr, name
 
-    def v_post_send(self):
-        qp = self.pick('qp')
+    def pick_qp(self, pred=None):
+        """A QP, in RTS by our account more often than not."""
+        if self.rng.random() < 0.7:
+            qp = self.pick('qp', lambda q: q.ready and (pred is None or pred(q)))
+            if qp:
+                return qp
+        return self.pick('qp', pred)
+
+    def v_post_send(self, qp=None):
+        qp = qp or self.pick_qp()
         if not qp:
             return
         for _ in range(self.rng.choice([1, 1, 2, 4, 8])):
@@ -675,7 +729,7 @@ class Sequence:
         return RecvWR(wr_id=r.getrandbits(64), num_sge=len(sg), sg=sg or None)
 
     def v_post_recv(self):
-        qp = self.pick('qp', lambda q: q.srq is None)
+        qp = self.pick_qp(lambda q: q.srq is None)
         if not qp:
             return
         for _ in range(self.rng.choice([1, 2, 4, 8])):
@@ -782,10 +836,10 @@ class Sequence:
     ACTIONS = [('v_create_pd', 3), ('v_create_channel', 1), ('v_create_cq', 4),
                ('v_create_srq', 2), ('v_reg_mr', 6), ('v_alloc_mw', 2), ('v_create_ah', 2),
                ('v_create_qp', 6), ('v_destroy', 6), ('v_busy', 0.4), ('v_modify_qp', 8),
-               ('v_connect', 3), ('v_query_qp', 2), ('v_post_send', 10), ('v_post_recv', 6),
+               ('v_connect', 3), ('v_pair', 2.5), ('v_query_qp', 2), ('v_post_send', 10), ('v_post_recv', 6),
                ('v_srq_post_recv', 2), ('v_poll_cq', 8), ('v_req_notify', 2),
                ('v_resize_cq', 2), ('v_srq_ops', 2), ('v_query', 2), ('v_fork', 0.3)]
-    RING_USERS = ('v_post_send', 'v_post_recv', 'v_srq_post_recv', 'v_poll_cq', 'v_connect')
+    RING_USERS = ('v_post_send', 'v_post_recv', 'v_srq_post_recv', 'v_poll_cq', 'v_pair')
 
     def run(self, out):
         self.buf = guarded_buffer()
@@ -810,7 +864,12 @@ class Sequence:
             if self.scribbled and act in self.RING_USERS:
                 continue
             self.counts['steps|ok'] += 1
-            getattr(self, act)()
+            try:
+                getattr(self, act)()
+            except (PyverbsError, OverflowError, ValueError, TypeError) as ex:
+                # Not the device's answer: the fuzzer built something
+                # pyverbs refuses (counted, and a failure of the run).
+                self.counts[f'fuzzer_error|{act}: {type(ex).__name__}: {ex}'] += 1
         # Drain what completed, then destroy everything in an order pyverbs
         # allows, or leave it to the exit.
         if not self.scribbled:

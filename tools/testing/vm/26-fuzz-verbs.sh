@@ -20,7 +20,7 @@
 #
 # usage: 26-fuzz-verbs.sh [DEV...]   (rrxe, rxe; default both, rrxe first;
 #   or $RRXE_FUZZ_DEVS)
-# $RRXE_FUZZ_VERBS (default 12) sequences per device of $RRXE_FUZZ_STEPS
+# $RRXE_FUZZ_VERBS (default 16) sequences per device of $RRXE_FUZZ_STEPS
 # (default 60) verbs each, within $RRXE_FUZZ_TIMEOUT seconds (600; no
 # sequence starts after it, a running one has 60 s); $RRXE_FUZZ_SEED seeds
 # them (default: the date; printed, so a run can be repeated). `make
@@ -30,7 +30,7 @@
 
 helper=$RRXE_TOP/tools/testing/fuzz_verbs.py
 tmp=$TRAFFIC_TMP
-seqs=${RRXE_FUZZ_VERBS:-12}
+seqs=${RRXE_FUZZ_VERBS:-16}
 steps=${RRXE_FUZZ_STEPS:-60}
 secs=${RRXE_FUZZ_TIMEOUT:-600}
 seed=${RRXE_FUZZ_SEED:-$(date +%s)}
@@ -68,13 +68,14 @@ report() {
 }
 
 fuzz() {
-	local t=$1 dev=${dev_of[$1]} out rc gid fails
+	local t=$1 dev=${dev_of[$1]} out rc gid fails t0
 	echo "# --- $t: $dev in namespace ${ns[$dev]}"
 	if ! port_active "$dev" || ! gid=$(roce_v2_ipv4_gid "$dev"); then
 		report "$dev" not_ok "$t: $dev is ACTIVE with a RoCEv2 IPv4 GID"
 		return
 	fi
 	out=$tmp/fuzz-$t.out
+	t0=$SECONDS
 	ip netns exec "${ns[$dev]}" timeout -k 10 $((secs + 120)) python3 "$helper" --dev "$dev" \
 		--gid "$gid" --seed "$seed" --sequences "$seqs" --steps "$steps" --timeout "$secs" \
 		>"$out" 2>&1
@@ -105,11 +106,13 @@ fuzz() {
 	if run_traffic "xfer-after-$t" 150 "xfer: OK bytes=$((3 << 18))" \
 		"$xfer" -t 120 -- -b $((1 << 18)) -s 1; then
 		report "$dev" ok "$t: a verified transfer on fresh QPs after the fuzzing"
+		echo "# $t: the transfer took $TRAFFIC_SECS s; fuzzing to here $((SECONDS - t0)) s"
 	else
 		report "$dev" not_ok "$t: a verified transfer on fresh QPs after the fuzzing"
 	fi
 }
 
+echo "# set up in $SECONDS s"
 for t in "${types[@]}"; do
 	fuzz "$t"
 done
