@@ -726,7 +726,15 @@ class Sequence:
         if good:
             n = max(min(n, max_sge), 0)
         sg = self.sges(pd, n)
-        return RecvWR(wr_id=r.getrandbits(64), num_sge=len(sg), sg=sg or None)
+        # pyverbs wants an SGE; none is valid too.
+        wr = RecvWR(wr_id=r.getrandbits(64), num_sge=max(len(sg), 1),
+                    sg=sg or [SGE(self.buf, 0, 0)])
+        if not sg:
+            try:
+                wr.num_sge = 0
+            except AttributeError:
+                pass   # read-only in this pyverbs: one empty SGE then
+        return wr
 
     def v_post_recv(self):
         qp = self.pick_qp(lambda q: q.srq is None)

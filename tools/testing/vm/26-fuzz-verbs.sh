@@ -20,7 +20,7 @@
 #
 # usage: 26-fuzz-verbs.sh [DEV...]   (rrxe, rxe; default both, rrxe first;
 #   or $RRXE_FUZZ_DEVS)
-# $RRXE_FUZZ_VERBS (default 16) sequences per device of $RRXE_FUZZ_STEPS
+# $RRXE_FUZZ_VERBS (default 8) sequences per device of $RRXE_FUZZ_STEPS
 # (default 60) verbs each, within $RRXE_FUZZ_TIMEOUT seconds (600; no
 # sequence starts after it, a running one has 60 s); $RRXE_FUZZ_SEED seeds
 # them (default: the date; printed, so a run can be repeated). `make
@@ -30,7 +30,7 @@
 
 helper=$RRXE_TOP/tools/testing/fuzz_verbs.py
 tmp=$TRAFFIC_TMP
-seqs=${RRXE_FUZZ_VERBS:-16}
+seqs=${RRXE_FUZZ_VERBS:-8}
 steps=${RRXE_FUZZ_STEPS:-60}
 secs=${RRXE_FUZZ_TIMEOUT:-600}
 seed=${RRXE_FUZZ_SEED:-$(date +%s)}
