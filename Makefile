@@ -19,11 +19,13 @@
 #   make bench      rdma_rxe vs rrxe perftest table (bench kernel) [ARGS="SECS LAT_ITERS REPEAT"]
 #   make fuzz       wire fuzzing at scale: 1,000,000 mutated packets
 #                   against rrxe's QPs (RRXE_FUZZ_PACKETS, RRXE_FUZZ_SEED)
+#   make fuzz-verbs verbs fuzzing at scale: 800 sequences of random verbs
+#                   on rrxe, then rdma_rxe (RRXE_FUZZ_VERBS, RRXE_FUZZ_SEED)
 #   make KDIR=/path/to/rust-enabled/kernel/build   build against your kernel
 
 S := scripts
 
-.PHONY: all modules install uninstall run check vm vm-run clippy fmt fmt-check test-host bench fuzz clean toolchain kernel
+.PHONY: all modules install uninstall run check vm vm-run clippy fmt fmt-check test-host bench fuzz fuzz-verbs clean toolchain kernel
 
 all modules:
 	@bash $(S)/build-module.sh
@@ -63,6 +65,12 @@ fuzz: modules
 	@RRXE_FUZZ_PACKETS=$${RRXE_FUZZ_PACKETS:-1000000} RRXE_FUZZ_TIMEOUT=$${RRXE_FUZZ_TIMEOUT:-14000} \
 	RRXE_SCRIPT_TIMEOUT=15000 RRXE_VM_TIMEOUT=15500 RRXE_VM_APPEND=$${RRXE_VM_APPEND:-kmemleak=off} \
 		bash $(S)/vm-run.sh tools/testing/vm/25-fuzz-wire.sh
+
+# Developer-run: 100 times make check's sequences, kmemleak off as above.
+fuzz-verbs: modules
+	@RRXE_FUZZ_VERBS=$${RRXE_FUZZ_VERBS:-800} RRXE_FUZZ_TIMEOUT=$${RRXE_FUZZ_TIMEOUT:-7000} \
+	RRXE_SCRIPT_TIMEOUT=15000 RRXE_VM_TIMEOUT=15500 RRXE_VM_APPEND=$${RRXE_VM_APPEND:-kmemleak=off} \
+		bash $(S)/vm-run.sh tools/testing/vm/26-fuzz-verbs.sh
 
 test-host:
 	@bash $(S)/check.sh host
