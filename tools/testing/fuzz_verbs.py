@@ -178,8 +178,9 @@ class Raw:
 
 
 class Sequence:
-    def __init__(self, dev, gid, seed, steps, hostile, counts):
+    def __init__(self, dev, gid, seed, steps, hostile, counts, no_type2_bind=False):
         self.dev, self.gid_index, self.steps = dev, gid, steps
+        self.no_type2_bind = no_type2_bind
         self.rng = random.Random(seed)
         self.hostile_at = self.rng.randrange(steps) if hostile else None
         self.scribbled = False
@@ -654,6 +655,10 @@ class Sequence:
             mw, mr = self.pick('mw'), self.pick('mr')
             if not (mw and mr):
                 return None, name
+            if self.no_type2_bind and mw.type == e.IBV_MW_TYPE_2:
+                # rdma_rxe's bug (--no-type2-bind): no bind of a type 2
+                # window on the control.
+                return None, name
             wr = SendWR(wr_id=r.getrandbits(64), opcode=op, num_sge=1, sg=[SGE(self.buf, 0, 0)],
                         send_flags=flags & ~e.IBV_SEND_INLINE)
             wr.num_sge = 0
@@ -978,7 +983,8 @@ def run_one(args, i, seed, deadline):
                 data = data[os.write(wr, data):]
             os.close(wr)
         try:
-            Sequence(args.dev, args.gid, seed, args.steps, hostile, counts).run(out)
+            Sequence(args.dev, args.gid, seed, args.steps, hostile, counts,
+                     args.no_type2_bind).run(out)
         except BaseException as ex:
             counts[f'fuzzer_error|{type(ex).__name__}: {ex}'] += 1
             out(1)
@@ -1004,6 +1010,12 @@ def main():
     ap.add_argument('--sequences', type=int, default=20)
     ap.add_argument('--steps', type=int, default=60, help='verbs per sequence')
     ap.add_argument('--timeout', type=float, default=600)
+    ap.add_argument('--no-type2-bind', action='store_true',
+                    help='never bind a type 2 MW: rdma_rxe (7.3) frees a QP that a bound '
+                    'type 2 window still references when the QP is destroyed (its '
+                    '__rxe_cleanup times out, WARNs and frees), and the window\'s '
+                    'dealloc then puts the freed QP (KASAN: use-after-free in '
+                    '__rxe_put from rxe_mw_cleanup)')
     args = ap.parse_args()
     start = time.monotonic()
     deadline = start + args.timeout

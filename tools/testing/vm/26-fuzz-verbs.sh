@@ -76,9 +76,15 @@ fuzz() {
 	fi
 	out=$tmp/fuzz-$t.out
 	t0=$SECONDS
+	# rdma_rxe frees a QP that a bound type 2 window still holds when the
+	# QP is destroyed, and the window's dealloc then uses it (KASAN; the
+	# 160-sequence run of 2026-11-26, testing.rst "Known rdma_rxe bugs"):
+	# its control binds no type 2 window.
+	local avoid=()
+	[ $t = rxe ] && avoid=(--no-type2-bind)
 	ip netns exec "${ns[$dev]}" timeout -k 10 $((secs + 120)) python3 "$helper" --dev "$dev" \
 		--gid "$gid" --seed "$seed" --sequences "$seqs" --steps "$steps" --timeout "$secs" \
-		>"$out" 2>&1
+		"${avoid[@]}" >"$out" 2>&1
 	rc=$?
 	grep -v '^verb \|^\(not \)\{0,1\}ok - ' "$out" | sed 's/^\([^#]\)/# \1/'
 	if [ $t = rrxe ]; then
