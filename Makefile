@@ -83,7 +83,7 @@ soak: modules
 	@RRXE_SOAK_SECS=$${RRXE_SOAK_SECS:-1800} RRXE_SOAK_CONTROL_SECS=$${RRXE_SOAK_CONTROL_SECS:-600} \
 	RRXE_SOAK_PHASE_SECS=$${RRXE_SOAK_PHASE_SECS:-60} RRXE_SOAK_XFER_BYTES=$${RRXE_SOAK_XFER_BYTES:-1048576} \
 	RRXE_SCRIPT_TIMEOUT=4200 RRXE_VM_TIMEOUT=4500 RRXE_VM_APPEND=$${RRXE_VM_APPEND:-kmemleak=off} \
-		bash $(S)/vm-run.sh tools/testing/vm/27-soak.sh
+		bash $(S)/vm-run.sh tools/testing/soak.sh
 
 test-host:
 	@bash $(S)/check.sh host

@@ -113,11 +113,7 @@ build() {
 # 23-userspace-stacks (qperf, rsockets, libfabric, UCX over both drivers)
 # too, for the same reason: lockdep and kmemleak still on. The longest
 # boot comes first, so that two lanes (RRXE_VM_LANES) end close together.
-# 27-soak's slice (two phases on rrxe, one on rdma_rxe, about two minutes)
-# goes with 17-kill-storm, whose long run it resembles: with kmemleak on,
-# as the only run of its mix (kills, flaps and reloads on a lossy wire)
-# under kmemleak, since make soak runs without it.
-VM_GROUPS=${RRXE_VM_GROUPS:-"13 14 15 16 17 27 | 01 02 03 04 05 06 07 08 10 22 25 26 | 09 20 21 24 23 18 19 | 11 12 kmemleak=off"}
+VM_GROUPS=${RRXE_VM_GROUPS:-"13 14 15 16 17 | 01 02 03 04 05 06 07 08 10 22 25 26 | 09 20 21 24 23 18 19 | 11 12 kmemleak=off"}
 
 # RRXE_VM_LANES: how many guests boot at once. A debug-kernel guest keeps
 # about one of its two vCPUs busy (each script's "CPUs N% busy" line): the

@@ -33,14 +33,14 @@
 # and Unevictable exactly as before; the live slab objects (the sum of
 # active_objs x objsize in /proc/slabinfo) within RRXE_SOAK_SLAB_OBJ_KB and
 # SUnreclaim within RRXE_SOAK_SUNRECLAIM_KB of where they started
-# (Documentation/testing.rst, "27-soak", says why those tolerances). The
+# (Documentation/testing.rst, "tools/testing/soak.sh", says why). The
 # caches that grew most are printed.
 #
 # The control's (rxe-rxe) assertions are comments ("# rdma_rxe: ok - ..."):
 # what fails on both drivers is the test's or the kernel's, not rrxe's.
 # The figures of each pairing are printed side by side at the end.
 #
-# usage: 27-soak.sh [PAIR...]   (CLIENT-SERVER as in 11-traffic; default
+# usage: soak.sh [PAIR...]   (CLIENT-SERVER as in 11-traffic; default
 #   $RRXE_PAIRS, else "rrxe-rrxe rxe-rxe")
 # $RRXE_SOAK_SECS (20): no phase starts after this many seconds of a
 #   pairing's soak, but at least 2 phases run ($RRXE_SOAK_CONTROL_SECS, 0,
