@@ -21,11 +21,13 @@
 #                   against rrxe's QPs (RRXE_FUZZ_PACKETS, RRXE_FUZZ_SEED)
 #   make fuzz-verbs verbs fuzzing at scale: 800 sequences of random verbs
 #                   on rrxe, then rdma_rxe (RRXE_FUZZ_VERBS, RRXE_FUZZ_SEED)
+#   make soak       30 minutes of disturbed mixed traffic on rrxe (then 10 on
+#                   rdma_rxe), memory back where it was (RRXE_SOAK_SECS, RRXE_SOAK_SEED)
 #   make KDIR=/path/to/rust-enabled/kernel/build   build against your kernel
 
 S := scripts
 
-.PHONY: all modules install uninstall run check vm vm-run clippy fmt fmt-check test-host bench fuzz fuzz-verbs clean toolchain kernel
+.PHONY: all modules install uninstall run check vm vm-run clippy fmt fmt-check test-host bench fuzz fuzz-verbs soak clean toolchain kernel
 
 all modules:
 	@bash $(S)/build-module.sh
@@ -71,6 +73,17 @@ fuzz-verbs: modules
 	@RRXE_FUZZ_VERBS=$${RRXE_FUZZ_VERBS:-800} RRXE_FUZZ_TIMEOUT=$${RRXE_FUZZ_TIMEOUT:-7000} \
 	RRXE_SCRIPT_TIMEOUT=15000 RRXE_VM_TIMEOUT=15500 RRXE_VM_APPEND=$${RRXE_VM_APPEND:-kmemleak=off} \
 		bash $(S)/vm-run.sh tools/testing/vm/26-fuzz-verbs.sh
+
+# Developer-run: 1800 s of rrxe-rrxe, 600 of the rxe-rxe control, kmemleak
+# off as above (the soak checks slab and pinned pages itself; make check's
+# two-phase slice runs with kmemleak on). A phase may overrun the deadline
+# by its own length and the control's teardown can wait 50 s per leaked QP,
+# hence the margin.
+soak: modules
+	@RRXE_SOAK_SECS=$${RRXE_SOAK_SECS:-1800} RRXE_SOAK_CONTROL_SECS=$${RRXE_SOAK_CONTROL_SECS:-600} \
+	RRXE_SOAK_PHASE_SECS=$${RRXE_SOAK_PHASE_SECS:-60} RRXE_SOAK_XFER_BYTES=$${RRXE_SOAK_XFER_BYTES:-1048576} \
+	RRXE_SCRIPT_TIMEOUT=4200 RRXE_VM_TIMEOUT=4500 RRXE_VM_APPEND=$${RRXE_VM_APPEND:-kmemleak=off} \
+		bash $(S)/vm-run.sh tools/testing/soak.sh
 
 test-host:
 	@bash $(S)/check.sh host
