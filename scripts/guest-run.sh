@@ -42,11 +42,27 @@ known_rxe='WARNING: drivers/infiniband/sw/rxe/rxe_(comp\.c:827 at rxe_completer|
 # locking is not checked, so the scripts that can hit it run last in a boot.
 known_ulp_lockdep='(nvmet_config_sem);(&id_priv->handler_mutex);nvmet_rdma_disable_port'
 
-# kernel_log: dmesg without the known rdma_rxe and ULP splats; each known one
-# is appended to $known_log instead.
+# A WARNING raised while no out-of-tree module was loaded cannot be rrxe's:
+# rrxe (like the drop-in rdma_rxe.ko and every test module) is out of tree,
+# "(O)" in the report's "Modules linked in:" line, and a warning needs code
+# that runs. The consumer tests (tools/testing/ulp.sh) unload rrxe before
+# their rdma_rxe control half, whose ULP and rdma_rxe warnings are then
+# listed as notes, not counted: CI met one in 24-iser's control
+# (iscsit_release_cmd, testing.rst "Known ULP bugs"). Only "cut here"
+# warning blocks: an Oops, a KASAN or lockdep report can be the late
+# fallout of a driver that is gone, and still fails the run.
+
+# kernel_log: dmesg without the known rdma_rxe and ULP splats and without
+# the warnings of in-tree code alone; each is appended to $known_log
+# instead.
 known_log=/tmp/rrxe-known-splats
 kernel_log() {
-	dmesg | known=$known_rxe sig=$known_ulp_lockdep out=$known_log awk '
+	dmesg | filter_known_splats
+}
+
+# filter_known_splats: kernel_log's filter, a kernel log on standard input.
+filter_known_splats() {
+	known=$known_rxe sig=$known_ulp_lockdep out=$known_log awk '
 		BEGIN { known = ENVIRON["known"]; out = ENVIRON["out"]; nsig = split(ENVIRON["sig"], sig, ";") }
 		/WARNING: possible circular locking dependency detected/ { inld = 1; blk = $0 "\n"; next }
 		inld {
@@ -60,14 +76,17 @@ kernel_log() {
 			}
 			next
 		}
-		/-+\[ cut here \]-+/ { inblk = 1; blk = $0 "\n"; isknown = 0; ours = 0; next }
+		/-+\[ cut here \]-+/ { inblk = 1; blk = $0 "\n"; isknown = 0; ours = 0; mods = ""; warn = ""; next }
 		inblk {
 			blk = blk $0 "\n"
 			if ($0 ~ known) isknown = 1
 			if ($0 ~ /\[rrxe\]/) ours = 1
+			if (warn == "" && $0 ~ /WARNING: /) { warn = $0; sub(/^.*WARNING: /, "", warn) }
+			if ($0 ~ /Modules linked in:/) { mods = $0; sub(/^.*Modules linked in:/, "", mods); sub(/\[last unloaded:[^]]*\]/, "", mods) }
 			if ($0 ~ /---\[ end trace/) {
 				inblk = 0
 				if (isknown && !ours) printf "%s", blk >>out
+				else if (mods != "" && mods !~ /\(O\)/ && !ours) printf "in-tree warning: %s (modules:%s)\n", warn, mods >>out
 				else printf "%s", blk
 			}
 			next
@@ -82,6 +101,8 @@ check_log() {
 	: >"$known_log"
 	log=$(kernel_log)
 	grep -E "$known_rxe" "$known_log" | sed 's/^[^]]*\] /# known rdma_rxe bug, not rrxe'"'"'s: /'
+	grep '^in-tree warning: ' "$known_log" |
+		sed 's/^in-tree warning: /# a WARNING while no out-of-tree module was loaded (rrxe was not), not counted: /'
 	grep -q '^known ULP lockdep report' "$known_log" &&
 		echo "# known nvmet-rdma lockdep report (nvmet_config_sem vs the rdma_cm ID's handler_mutex), not rrxe's: lockdep is off for the rest of this boot"
 	echo "$log" | grep -E '\] traps: .* general protection fault ip:' |
