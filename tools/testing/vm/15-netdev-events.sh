@@ -63,6 +63,16 @@ xfer_start() {
 	XFER_CLI=$!
 }
 
+# xfer_started NAME: waits (up to 60 s) until the client has connected its
+# QP to the server's, so that what the caller does next hits a transfer
+# and not its set-up: a link down while the server moves its QP to RTR
+# fails the route lookup there (ENETUNREACH from ib_core), which a loaded
+# guest met once after a fixed 3 s.
+xfer_started() {
+	wait_for 60 grep -q '<-> server QP' "$XFER_OUT.client" ||
+		echo "# $1: the transfer did not start within 60 s"
+}
+
 # xfer_wait: waits for both sides; XFER_CRC and XFER_SRC are their exit
 # codes (124 or 137: killed by the timeout, i.e. hung).
 xfer_wait() {
@@ -150,7 +160,8 @@ events_pairing() {
 	# mtu-low: a second below the path MTU.
 	err1=$(counter "$DEV1" send_err) err2=$(counter "$DEV2" send_err)
 	xfer_start "$t-mtu-low" "$bytes" -T 17
-	sleep 3
+	xfer_started "$t"
+	sleep 1
 	set_mtu 600
 	sleep 1
 	set_mtu 1500
@@ -165,7 +176,8 @@ events_pairing() {
 
 	# down: the link goes down for a second.
 	xfer_start "$t-down" "$bytes" -T 17
-	sleep 3
+	xfer_started "$t"
+	sleep 1
 	check "$t: veth2 down" ip -n "$PAIR_NS2" link set veth2 down
 	check "$t: $name2's port leaves ACTIVE" \
 		wait_for 5 sh -c "! grep -q ACTIVE /sys/class/infiniband/$DEV2/ports/1/state"
@@ -193,8 +205,7 @@ events_pairing() {
 	# the deletion, nor count in the client's time after it.
 	topology_lock
 	xfer_start "$t-gone" $((bytes * 4))
-	wait_for 60 grep -q '<-> server QP' "$XFER_OUT.client" ||
-		echo "# $t: the transfer did not start within 60 s"
+	xfer_started "$t"
 	sleep 3
 	t0=$SECONDS
 	check "$t: delete veth2 (and its peer) mid-transfer" ip -n "$PAIR_NS2" link del veth2
@@ -218,7 +229,7 @@ events_pairing() {
 	esac
 	check "$t: ... within 60 s, not by its own time limit" test "$took" -lt 60
 	check "$t: rdma link still answers" rdma link show
-	DEV1= DEV2=
+	DEV1='' DEV2=''
 	pair_down
 }
 
