@@ -528,8 +528,28 @@ static const char *op_name(enum ibv_wc_opcode op)
 }
 
 /*
+ * Takes one event from the context's async FD: a port event (the netdev
+ * went down or changed MTU) is acknowledged and ignored; the device's
+ * removal (IBV_EVENT_DEVICE_FATAL, which ib_uverbs sends when it
+ * disassociates the context) ends the run. After a removal the CQ's ring
+ * is no longer the device's (ib_uverbs maps a zeroed page in its place):
+ * polling it would wait for nothing until the alarm.
+ */
+static void async_event(struct side *s)
+{
+	struct ibv_async_event ev;
+
+	if (ibv_get_async_event(s->ctx, &ev))
+		fail("ibv_get_async_event: %s", strerror(errno));
+	if (ev.event_type == IBV_EVENT_DEVICE_FATAL)
+		fail("the device was removed (IBV_EVENT_DEVICE_FATAL)");
+	ibv_ack_async_event(&ev);
+}
+
+/*
  * Waits for the next completion, sleeping on the completion channel (not
- * spinning: under TCG the device's work needs the CPUs).
+ * spinning: under TCG the device's work needs the CPUs), and on the async
+ * FD for the device's removal.
  */
 static void wait_wc(struct side *s, struct ibv_wc *wc)
 {
@@ -537,9 +557,10 @@ static void wait_wc(struct side *s, struct ibv_wc *wc)
 
 	for (;;) {
 		int n = ibv_poll_cq(s->cq, 1, wc);
-		struct pollfd pfd[2] = {
+		struct pollfd pfd[3] = {
 			{ .fd = s->ch->fd, .events = POLLIN },
 			{ .fd = watch_peer ? s->peer : -1, .events = POLLIN },
+			{ .fd = s->ctx->async_fd, .events = POLLIN },
 		};
 		struct ibv_cq *ev_cq;
 		void *ev_ctx;
@@ -554,8 +575,14 @@ static void wait_wc(struct side *s, struct ibv_wc *wc)
 		n = ibv_poll_cq(s->cq, 1, wc);
 		if (n == 1)
 			break;
-		if (poll(pfd, 2, 1000) < 0 && errno != EINTR)
+		if (poll(pfd, 3, 1000) < 0 && errno != EINTR)
 			fail("poll: %s", strerror(errno));
+		if (pfd[2].revents & POLLIN)
+			async_event(s);
+		/* A channel ib_uverbs closed (the device's removal) polls as
+		 * an error, never readable again. */
+		if (pfd[0].revents & (POLLERR | POLLHUP))
+			fail("the completion channel was closed");
 		if (pfd[0].revents & POLLIN) {
 			if (ibv_get_cq_event(s->ch, &ev_cq, &ev_ctx))
 				fail("ibv_get_cq_event");
