@@ -108,7 +108,7 @@ import json
 import mmap
 import os
 import random
-import select
+import signal
 import socket
 import struct
 import subprocess
@@ -594,10 +594,22 @@ class Rig:
         self.send(peer, qp, srq=srq)
 
     def event(self, chan, cq):
-        """chan delivers an event for cq within WAIT seconds."""
-        ready, _, _ = select.select([chan.fd], [], [], WAIT)
-        need(ready, f'no completion event within {WAIT} s')
-        chan.get_cq_event(cq)
+        """chan delivers an event for cq within WAIT seconds (acknowledged:
+        destroying a CQ waits for its events to be). pyverbs' CompChannel
+        shows no file descriptor to select on, so the blocking read is
+        bounded by an alarm, whose signal interrupts it."""
+        def expired(_sig, _frame):
+            raise TimeoutError
+        old = signal.signal(signal.SIGALRM, expired)
+        signal.alarm(WAIT)
+        try:
+            chan.get_cq_event(cq)
+        except (TimeoutError, PyverbsRDMAError):
+            need(False, f'no completion event within {WAIT} s')
+        finally:
+            signal.alarm(0)
+            signal.signal(signal.SIGALRM, old)
+        cq.ack_events(1)
 
     def close(self):
         for o in (*self.rc, *self.ud, self.ah, self.srq, self.mr, self.cq, self.chan,

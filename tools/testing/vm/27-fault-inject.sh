@@ -36,7 +36,7 @@
 #
 # usage: 27-fault-inject.sh [DEV...]   (rrxe, rxe; default both, rrxe first;
 #   or $RRXE_FI_DEVS)
-# $RRXE_FI_CAP (400) faults at most per verb; $RRXE_FI_ADD_POINTS (8) of
+# $RRXE_FI_CAP (400) faults at most per verb; $RRXE_FI_ADD_POINTS (4) of
 # `rdma link add`'s sites are failed, drawn by $RRXE_FI_SEED (default: the
 # date; printed).
 . "$RRXE_TOP/tools/testing/lib.sh"
@@ -46,7 +46,7 @@ helper=$RRXE_TOP/tools/testing/fault_inject.py
 tmp=$TRAFFIC_TMP
 dbg=/sys/kernel/debug
 cap=${RRXE_FI_CAP:-400}
-points=${RRXE_FI_ADD_POINTS:-8}
+points=${RRXE_FI_ADD_POINTS:-4}
 seed=${RRXE_FI_SEED:-$(date +%s)}
 pct=${RRXE_FI_PCT:-5}
 secs=${RRXE_FI_SECS:-3}
