@@ -387,5 +387,7 @@ rdma link delete $ref 2>/dev/null
 gone $ref 100 || echo "# teardown: $ref still exists"
 unload_drivers
 netns_del_wait $REF_NS $DUT_NS
+# Loading the dummy driver made dummy0 in the initial namespace too.
+ip link del dummy0 2>/dev/null
 rm -rf "$tmp"
 finish
