@@ -209,9 +209,9 @@ fi_walks() {
 	# rdma_rxe frees a QP that a bound type 2 window still holds
 	# (testing.rst, "Known rdma_rxe bugs"): its control binds none.
 	[ "$t" = rxe ] && extra=(--no-type2-bind)
-	# rdma_rxe leaks its UDP socket when a device add fails after making
-	# it (kmemleak, the first run; testing.rst, "Known rdma_rxe bugs"):
-	# its control adds the device without faults.
+	# After a failed device add rdma_rxe leaks its namespace's UDP socket
+	# (kmemleak, the first run; testing.rst, "Known rdma_rxe bugs"): the
+	# control adds its device without faults.
 	[ "$t" = rxe ] && add=0
 	ip netns exec "${ns_of[$dev]}" timeout -k 10 300 python3 "$helper" --dev "$dev" \
 		--gid "${gid_of[$dev]}" --cap "$cap" --link-type "$t" --netdev fi0 \
