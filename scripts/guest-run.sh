@@ -46,8 +46,7 @@ known_ulp_lockdep='(nvmet_config_sem);(&id_priv->handler_mutex);nvmet_rdma_disab
 # rrxe (like the drop-in rdma_rxe.ko and every test module) is out of tree,
 # an O among its flags in the report's "Modules linked in:" line ("(O)",
 # "(ON+)" while its init runs: harness-selftest's warn case), and a warning
-# needs code
-# that runs. The consumer tests (tools/testing/ulp.sh) unload rrxe before
+# needs code that runs. The consumer tests (tools/testing/ulp.sh) unload rrxe before
 # their rdma_rxe control half, whose ULP and rdma_rxe warnings are then
 # listed as notes, not counted: CI met one in 24-iser's control
 # (iscsit_release_cmd, testing.rst "Known ULP bugs"). Only "cut here"

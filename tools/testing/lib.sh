@@ -225,6 +225,20 @@ wait_for() {
 	return 1
 }
 
+# verbs_side_by_side W1 W2 RRXE_OUT RXE_OUT: the "verb NAME FIELDS..." lines
+# of a tool's output on rrxe and on rdma_rxe as one table of comments, a
+# row per verb either names (sorted), its first two columns W1 and W2
+# wide (26-fuzz-verbs, 27-fault-inject).
+verbs_side_by_side() {
+	local w1=$1 w2=$2 a=$3 b=$4 v
+	printf "# %-${w1}s | %-${w2}s | %s\n" verb rrxe rdma_rxe
+	sed -n 's/^verb //p' "$a" "$b" | awk '{ print $1 }' | sort -u |
+		while read -r v; do
+			printf "# %-${w1}s | %-${w2}s | %s\n" "$v" \
+				"$(sed -n "s/^verb $v //p" "$a")" "$(sed -n "s/^verb $v //p" "$b")"
+		done
+}
+
 # rdma_dev_add NS NETDEV TYPE NAME: an RDMA device of TYPE (rxe or rrxe)
 # named NAME on NETDEV in namespace NS, loading the driver first if needed.
 rdma_dev_add() {

@@ -126,13 +126,7 @@ done
 # The per-verb counts side by side (the same seed: the same choices, until
 # the devices' answers make the sequences differ).
 if [ -s "$tmp/fuzz-rrxe.out" ] && [ -s "$tmp/fuzz-rxe.out" ]; then
-	printf '# %-24s | %-52s | %s\n' verb rrxe rdma_rxe
-	sed -n 's/^verb //p' "$tmp/fuzz-rrxe.out" "$tmp/fuzz-rxe.out" | awk '{ print $1 }' | sort -u |
-		while read -r v; do
-			printf '# %-24s | %-52s | %s\n' "$v" \
-				"$(sed -n "s/^verb $v //p" "$tmp/fuzz-rrxe.out")" \
-				"$(sed -n "s/^verb $v //p" "$tmp/fuzz-rxe.out")"
-		done
+	verbs_side_by_side 24 52 "$tmp/fuzz-rrxe.out" "$tmp/fuzz-rxe.out"
 fi
 
 check "rdma link delete $dut after the fuzzing" rdma link delete $dut

@@ -377,13 +377,7 @@ done
 
 # The per-verb results side by side.
 if [ -s "$tmp/fi-rrxe.out" ] && [ -s "$tmp/fi-rxe.out" ]; then
-	printf '# %-22s | %-44s | %s\n' verb rrxe rdma_rxe
-	sed -n 's/^verb //p' "$tmp/fi-rrxe.out" "$tmp/fi-rxe.out" | awk '{ print $1 }' | sort -u |
-		while read -r v; do
-			printf '# %-22s | %-44s | %s\n' "$v" \
-				"$(sed -n "s/^verb $v //p" "$tmp/fi-rrxe.out")" \
-				"$(sed -n "s/^verb $v //p" "$tmp/fi-rxe.out")"
-		done
+	verbs_side_by_side 22 44 "$tmp/fi-rrxe.out" "$tmp/fi-rxe.out"
 	printf '# %-22s | %-44s | %s\n' "skb faults" "${FI_SKB[rrxe]:-}" "${FI_SKB[rxe]:-}"
 fi
 
