@@ -31,7 +31,7 @@ bad='Oops|BUG:|WARNING:|KASAN|UBSAN|possible circular locking|inconsistent lock 
 # and which has no rrxe frame, is listed as a note, not counted as a
 # failure. Only rdma_rxe's own source lines belong here, never anything of
 # rrxe's; each is explained in Documentation/testing.rst.
-known_rxe='WARNING: drivers/infiniband/sw/rxe/rxe_(comp\.c:827 at rxe_completer|pool\.c:212 at __rxe_cleanup)'
+known_rxe='WARNING: drivers/infiniband/sw/rxe/rxe_(comp\.c:827 at rxe_completer|pool\.c:212 at __rxe_cleanup|mr\.c:393 at rxe_mr_copy)'
 
 # An upstream ULP bug that the rdma_rxe control hits by itself: a lockdep
 # report naming all of these (separated by ";") and no driver frame is
