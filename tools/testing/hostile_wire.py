@@ -450,6 +450,7 @@ def attack(args):
 # ---- security cases (sec-dut, sec-attack) --------------------------------
 
 OP_UC_SEND_FIRST, OP_UC_SEND_LAST, OP_UC_SEND_ONLY = 0x20, 0x22, 0x24
+OP_UC_WRITE_FIRST = 0x26
 OP_UD_SEND_ONLY = 0x64
 OP_SEND_ONLY_INV = 0x17
 OP_FETCH_ADD = 0x14
@@ -688,6 +689,14 @@ def sec_attack(args):
             a.frame(bth(OP_UC_SEND_LAST, ucq, psn + 2, ack=0) + b'\x04' * 100)])
     time.sleep(0.3)
     a.send([a.frame(bth(OP_UC_SEND_ONLY, ucq, psn + 3, ack=0) + pattern(32, 4))])
+    # ... then a WRITE_FIRST (of bytes the MR already holds) whose
+    # message never ends, and a SEND_ONLY in sequence: a first packet
+    # while a message is in progress drops that message and starts a new
+    # one (IBA class D1), so the SEND is received.
+    time.sleep(0.3)
+    a.send([a.frame(bth(OP_UC_WRITE_FIRST, ucq, psn + 4, ack=0) + reth(va + 2048, rkey, 2048) +
+                    mr[2048:3072]),
+            a.frame(bth(OP_UC_SEND_ONLY, ucq, psn + 5, ack=0) + pattern(32, 5))])
     got = a.answers(2)
     check(not got, 'uc_ud_oversize', 'the UD and UC datagrams got no answer', what(got))
 
@@ -793,9 +802,13 @@ def sec_attack(args):
     # WQE, class A, the QP goes to ERR.
     check(st['uc'] == 'RTS', 'uc_oversize', 'the UC QP is still in RTS', st['uc'],
           rxe_differs=True)
-    check([(w['wr_id'], w['status'], w['byte_len']) for w in wcs['uc']] == [(70, 0, 32)] and
-          recv[1024:1056] == pattern(32, 4), 'uc_oversize',
+    uc_wcs = [(w['wr_id'], w['status'], w['byte_len']) for w in wcs['uc']]
+    check(uc_wcs[:1] == [(70, 0, 32)] and recv[1024:1056] == pattern(32, 4), 'uc_oversize',
           'the UC QP dropped both long messages and received the next one in the same receive',
+          str(wcs['uc']), rxe_differs=True)
+    # rdma_rxe drops the SEND too (do_class_d1e_error ends in CLEANUP).
+    check(uc_wcs[1:] == [(71, 0, 32)] and recv[1536:1568] == pattern(32, 5), 'uc_d1',
+          'a SEND_ONLY after a WRITE_FIRST that never ended is received',
           str(wcs['uc']), rxe_differs=True)
     outcome('inv_mw_other_qp', f'the receive: {wcs["inv"]}, QP {st["inv"]}')
     # IBV_WC_REM_INV_REQ_ERR (as for any key that cannot be invalidated).

@@ -4,8 +4,9 @@
 //!
 //! UC has no ACKs and no retries. A packet lost before a message's end
 //! drops the rest of that message; the responder resynchronises on the
-//! next first packet. A packet that breaks the rules, or that cannot be
-//! placed, drops the rest of its message too; nothing is answered.
+//! next first packet, which also ends a message still in progress (the
+//! sender gave up on it). A packet that breaks the rules, or that cannot
+//! be placed, drops the rest of its message too; nothing is answered.
 
 use super::{
     place::{check_length, check_sequence, place},
@@ -28,19 +29,22 @@ pub(super) fn on_uc(
 ) {
     let psn = pkt.headers.bth.psn;
     let info = pkt.info();
-    if psn != st.resp.psn {
+    if psn != st.resp.psn && !info.is_first() {
         // A lost packet: drop the rest of this message; resynchronise on
         // the next first packet.
-        if !info.is_first() {
-            st.resp.psn = psn.next();
-            st.resp.cur = InProgress::Drop;
-            return;
-        }
-        st.resp.cur = InProgress::None;
-        st.resp.recv_offset = 0;
+        st.resp.psn = psn.next();
+        st.resp.cur = InProgress::Drop;
+        return;
     }
     st.resp.psn = psn.next();
-    if st.resp.cur == InProgress::Drop && !info.is_first() {
+    if info.is_first() {
+        // A first (or only) packet starts a message whatever came before:
+        // after a gap, or while a message is still in progress (IBA class
+        // D1: the message in progress is dropped, this one may be valid).
+        // The receive the dropped message used is kept for this one.
+        st.resp.cur = InProgress::None;
+        st.resp.recv_offset = 0;
+    } else if st.resp.cur == InProgress::Drop {
         return;
     }
     if check_sequence(st.resp.cur, info).is_err()
