@@ -14,6 +14,7 @@ mod mcast;
 mod mr;
 mod mtu;
 mod mw;
+mod odp;
 mod opcode;
 mod packet;
 mod psn;

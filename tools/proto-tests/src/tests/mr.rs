@@ -22,9 +22,20 @@ fn registration_flags() {
         check_reg_access(REMOTE_ATOMIC),
         Err(MrError::RemoteWriteWithoutLocalWrite)
     );
+    // Kernel memory is never paged on demand; a process's may be.
     assert_eq!(
         check_reg_access(ON_DEMAND),
         Err(MrError::Unsupported(ON_DEMAND))
+    );
+    assert_eq!(check_user_reg_access(ON_DEMAND | LOCAL_WRITE), Ok(()));
+    assert_eq!(
+        check_user_reg_access(ON_DEMAND | REMOTE_WRITE),
+        Err(MrError::RemoteWriteWithoutLocalWrite)
+    );
+    // IB_ACCESS_HUGETLB, as rxe.
+    assert_eq!(
+        check_user_reg_access(ON_DEMAND | 1 << 7),
+        Err(MrError::Unsupported(1 << 7))
     );
     assert_eq!(
         check_reg_access(1 << 30),

@@ -18,6 +18,8 @@
 //! - [`keys`]: MR and MW L_Key/R_Key layout, ranges and reuse.
 //! - [`mr`]: registration access flags, and the bounds and permission
 //!   check every use of a memory region goes through.
+//! - [`odp`]: on-demand paging: the pages an access or an invalidation
+//!   concerns, and the page faults the data path asks for.
 //! - [`wr`]: which work requests each QP type takes, and their checks.
 //! - [`mad`]: the performance management queries a port answers.
 //! - [`segment`]: how messages become packets (counts, spans, opcodes).
@@ -43,6 +45,7 @@ pub(crate) mod mad;
 pub(crate) mod mcast;
 pub(crate) mod mr;
 pub(crate) mod mw;
+pub(crate) mod odp;
 pub(crate) mod qp_state;
 pub(crate) mod queue;
 pub(crate) mod ratelimit;

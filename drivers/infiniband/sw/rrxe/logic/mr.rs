@@ -32,10 +32,17 @@ pub(crate) const OPTIONAL: u32 = ((1 << 30) - 1) & !((1 << 20) - 1);
 /// Any remote access.
 pub(crate) const REMOTE: u32 = REMOTE_WRITE | REMOTE_READ | REMOTE_ATOMIC;
 
-/// The flags rxe accepts for a memory registration, minus on-demand paging,
-/// which rrxe does not implement (and does not advertise).
+/// The flags rxe accepts for a memory registration but on-demand paging,
+/// which only a process's registration may ask for
+/// ([`SUPPORTED_USER_MR`]): kernel memory (a DMA MR, a fast MR's page
+/// list) is never paged out.
 pub(crate) const SUPPORTED_MR: u32 =
     REMOTE | LOCAL_WRITE | MW_BIND | FLUSH_GLOBAL | FLUSH_PERSISTENT | OPTIONAL;
+
+/// The flags rxe accepts for the registration of a process's memory: those
+/// of [`SUPPORTED_MR`] and on-demand paging. (Not `IB_ACCESS_HUGETLB`, as
+/// rxe: huge pages are mirrored page by page like any other.)
+pub(crate) const SUPPORTED_USER_MR: u32 = SUPPORTED_MR | ON_DEMAND;
 
 /// Why an MR cannot be registered or used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,9 +63,20 @@ pub(crate) enum MrError {
     Misaligned,
 }
 
-/// Checks the access flags of a registration.
+/// Checks the access flags of a registration of kernel memory.
 pub(crate) const fn check_reg_access(access: u32) -> Result<(), MrError> {
-    let unsupported = access & !SUPPORTED_MR;
+    check_access(access, SUPPORTED_MR)
+}
+
+/// Checks the access flags of a registration of a process's memory
+/// (`reg_user_mr`), which may ask for on-demand paging.
+pub(crate) const fn check_user_reg_access(access: u32) -> Result<(), MrError> {
+    check_access(access, SUPPORTED_USER_MR)
+}
+
+/// Checks `access` against the flags a kind of registration `supported`.
+const fn check_access(access: u32, supported: u32) -> Result<(), MrError> {
+    let unsupported = access & !supported;
     if unsupported != 0 {
         return Err(MrError::Unsupported(unsupported));
     }

@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! On-demand paging: the arithmetic between a region's bytes and the pages
+//! of the process that back it, and the rules of the page faults the data
+//! path asks for.
+//!
+//! An ODP region pins nothing. The kernel's ODP machinery tells the driver
+//! which pages of the process back it (when a fault maps them in) and when
+//! they stop doing so (an MMU-notifier invalidation: `munmap`,
+//! `madvise(MADV_DONTNEED)`, migration, copy-on-write after `fork`). The
+//! driver mirrors the mapping in a table of pages, one entry per page from
+//! the page holding the region's first byte to the page holding its last;
+//! [`pages_of`] says which entries an access concerns (the mirror itself,
+//! and which entries an invalidation clears, are `ffi::ib::odp`'s).
+//!
+//! The data path runs where it may not sleep, so it never faults: an
+//! access that finds a page missing asks for a fault on its QP
+//! ([`FaultSlot`]), which process context resolves, and waits for it (the
+//! datagram is held, the requester paused). A fault that fails is
+//! remembered until the access that asked for it comes back, which then
+//! fails cleanly instead of asking again.
+
+use core::ops::Range;
+
+/// Bytes a fault maps at least, from the start of the access that asked
+/// for it (within the region): a message's later packets then find their
+/// pages, rather than one fault per packet. A fault of the read-ahead that
+/// fails (it reaches an unmapped page the access does not) is retried on
+/// the access alone.
+pub(crate) const FAULT_AHEAD: u64 = 256 * 1024;
+
+/// Whether a registration of `length` bytes at `start` asks for implicit
+/// on-demand paging: the whole address space of the process (IBA's
+/// "implicit ODP", registered with address 0 and length `u64::MAX`).
+pub(crate) const fn is_implicit(start: u64, length: u64) -> bool {
+    start == 0 && length == u64::MAX
+}
+
+/// The entries of the page table of a region that hold the bytes
+/// `[offset, offset + len)` of the region, its first byte lying
+/// `first_offset` bytes into page 0 of the table, which has `pages`
+/// entries of `1 << page_shift` bytes. `None` if the bytes are not all in
+/// the table (or the arithmetic overflows); an empty range for `len == 0`.
+pub(crate) fn pages_of(
+    first_offset: u64,
+    page_shift: u32,
+    pages: usize,
+    offset: u64,
+    len: u64,
+) -> Option<Range<usize>> {
+    if page_shift >= 64 {
+        return None;
+    }
+    let start = first_offset.checked_add(offset)?;
+    let end = start.checked_add(len)?;
+    let first = usize::try_from(start >> page_shift).ok()?;
+    if len == 0 {
+        return (first <= pages).then_some(first..first);
+    }
+    let size = 1u64 << page_shift;
+    let last = usize::try_from(end.checked_add(size - 1)? >> page_shift).ok()?;
+    (last <= pages).then_some(first..last)
+}
+
+/// The bytes a fault for the access `[offset, offset + len)` of a region
+/// of `length` bytes maps: the access and what follows it, up to
+/// [`FAULT_AHEAD`] bytes from its start, never past the region's end. The
+/// access itself is assumed to lie in the region (the data path checked it
+/// before it found a page missing); the result is clamped to the region
+/// all the same. Returns `(offset, len)`.
+pub(crate) fn fault_span(length: u64, offset: u64, len: u64) -> (u64, u64) {
+    let offset = offset.min(length);
+    let want = len.max(FAULT_AHEAD);
+    (offset, want.min(length - offset))
+}
+
+/// Whether one fault request answers for another: a fault that failed for
+/// a request fails every access the request covers.
+pub(crate) trait Covers {
+    /// Whether `self` concerns the same region as `other` and every byte
+    /// `other` needs, with at least its rights (write covers read).
+    fn covers(&self, other: &Self) -> bool;
+}
+
+/// What an access that found pages missing does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Missed {
+    /// Waits for a fault; `queue`: this access asked for it, and the fault
+    /// work is to be queued (else one is asked for or running already, and
+    /// its end lets the access try again).
+    Wait {
+        /// The fault work is to be queued.
+        queue: bool,
+    },
+    /// A fault for these pages failed: the access fails (a remote access
+    /// error, a local protection error), as an access to memory the
+    /// process does not have.
+    Failed,
+}
+
+/// One side of a QP's page faults (the receive side holds its datagram
+/// while it waits, the send side its requester and READ responses): at
+/// most one fault asked for or running at a time, and the failure of the
+/// last one until the access it was for comes back.
+///
+/// A side only ever waits for one fault: the receive side holds every
+/// later datagram behind the one waiting, and the send side, once it
+/// runs again after the fault, asks for the next one it finds missing.
+#[derive(Debug)]
+pub(crate) struct FaultSlot<R> {
+    /// The fault asked for, not taken by the fault work yet.
+    wanted: Option<R>,
+    /// The fault work took a request and has not finished it.
+    busy: bool,
+    /// The last fault failed: the first access it covers fails.
+    failed: Option<R>,
+}
+
+impl<R: Covers> FaultSlot<R> {
+    /// No fault asked for, none failed.
+    pub(crate) const fn new() -> Self {
+        Self {
+            wanted: None,
+            busy: false,
+            failed: None,
+        }
+    }
+
+    /// An access found pages missing; `req` is the fault it needs.
+    pub(crate) fn missed(&mut self, req: R) -> Missed {
+        if self.failed.as_ref().is_some_and(|f| f.covers(&req)) {
+            // Once: the next access asks again (the process may have
+            // mapped the memory meanwhile).
+            self.failed = None;
+            return Missed::Failed;
+        }
+        if self.wanted.is_some() || self.busy {
+            return Missed::Wait { queue: false };
+        }
+        self.failed = None;
+        self.wanted = Some(req);
+        Missed::Wait { queue: true }
+    }
+
+    /// The fault work takes the fault asked for, if any.
+    pub(crate) fn start(&mut self) -> Option<R> {
+        let req = self.wanted.take()?;
+        self.busy = true;
+        Some(req)
+    }
+
+    /// The fault work finished `req`: `ok`, or failed (remembered for the
+    /// access that asked).
+    pub(crate) fn finish(&mut self, req: R, ok: bool) {
+        self.busy = false;
+        if !ok {
+            self.failed = Some(req);
+        }
+    }
+
+    /// Whether no fault is asked for or running.
+    pub(crate) fn is_idle(&self) -> bool {
+        self.wanted.is_none() && !self.busy
+    }
+
+    /// Forgets what was asked and what failed (the QP was reset). A fault
+    /// running keeps the slot busy until it finishes.
+    pub(crate) fn clear(&mut self) {
+        self.wanted = None;
+        self.failed = None;
+    }
+}
+
+impl<R: Covers> Default for FaultSlot<R> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
