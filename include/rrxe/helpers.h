@@ -196,6 +196,54 @@ size_t rrxe_umem_num_pages(struct ib_umem *umem);
  * returns how many were stored. */
 size_t rrxe_umem_pages(struct ib_umem *umem, struct page **pages, size_t max);
 
+/* ---- On-demand paging (struct ib_umem_odp) ---- */
+struct ib_umem_odp;
+struct mmu_interval_notifier;
+struct mmu_interval_notifier_ops;
+struct mmu_notifier_range;
+/* IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING). */
+bool rrxe_odp_enabled(void);
+/* ib_umem_odp_get(); ERR_PTR(-EOPNOTSUPP) without ODP in the kernel. */
+struct ib_umem_odp *rrxe_odp_get(struct ib_device *dev, u64 addr, size_t size,
+				 int access,
+				 const struct mmu_interval_notifier_ops *ops);
+void rrxe_odp_release(struct ib_umem_odp *odp);
+/* Where an ODP umem lies: its pages from the page-aligned @base, and the
+ * registration's own address and length. */
+struct rrxe_odp_geometry {
+	u64 base;
+	size_t pages;
+	unsigned int page_shift;
+	u64 address;
+	size_t length;
+	bool writable;
+};
+void rrxe_odp_geometry(const struct ib_umem_odp *odp, struct rrxe_odp_geometry *g);
+/*
+ * ib_umem_odp_map_dma_and_lock(): faults @addr..@addr+@len in (for writing
+ * if @write; only what is mapped already unless @fault) and, on success
+ * (>= 0), returns with the umem's mutex held and its pfn list valid for
+ * the range until that mutex is dropped.
+ */
+int rrxe_odp_map_and_lock(struct ib_umem_odp *odp, u64 addr, u64 len,
+			  bool write, bool fault);
+/* The page entry @idx of the pfn list names, if valid, and whether it may
+ * be written; NULL if none. Under the umem's mutex. */
+struct page *rrxe_odp_page(const struct ib_umem_odp *odp, size_t idx,
+			   bool *writable);
+/* The umem's mutex (umem_mutex). */
+void rrxe_odp_lock(struct ib_umem_odp *odp);
+void rrxe_odp_unlock(struct ib_umem_odp *odp);
+/* ib_umem_odp_unmap_dma_pages(), under the umem's mutex. */
+void rrxe_odp_unmap(struct ib_umem_odp *odp, u64 start, u64 end);
+/* The umem of an interval notifier, in its invalidate callback. */
+struct ib_umem_odp *rrxe_odp_of_notifier(struct mmu_interval_notifier *mni);
+bool rrxe_mmu_range_blockable(const struct mmu_notifier_range *range);
+void rrxe_mmu_range_bounds(const struct mmu_notifier_range *range, u64 *start,
+			   u64 *end);
+/* mmu_interval_set_seq(), under the umem's mutex. */
+void rrxe_mmu_set_seq(struct mmu_interval_notifier *mni, unsigned long cur_seq);
+
 void rrxe_synchronize_rcu(void);
 /*
  * The receive path's SRCU domain (one per module, DEFINE_STATIC_SRCU): a
@@ -231,6 +279,9 @@ void rrxe_rxq_init(struct sk_buff_head *q);
 /* Queues @skb at the tail unless @q holds @limit buffers already: 1 if @q
  * was empty, 0 if not, -ENOBUFS (and @skb not queued) if it was full. */
 int rrxe_rxq_push(struct sk_buff_head *q, struct sk_buff *skb, unsigned int limit);
+/* Queues @skb at the head, whatever the queue holds (a datagram taken out
+ * and put back, which must be taken first). */
+void rrxe_rxq_push_head(struct sk_buff_head *q, struct sk_buff *skb);
 struct sk_buff *rrxe_rxq_pop(struct sk_buff_head *q);
 bool rrxe_rxq_empty(const struct sk_buff_head *q);
 /* skb->cb: 48 bytes the buffer's owner may use. */

@@ -23,7 +23,10 @@
 #include <net/route.h>
 #include <net/udp_tunnel.h>
 #include <linux/vmalloc.h>
+#include <linux/hmm.h>
+#include <linux/mmu_notifier.h>
 #include <rdma/ib_umem.h>
+#include <rdma/ib_umem_odp.h>
 #include <rdma/ib_verbs.h>
 #include <rdma/uverbs_ioctl.h>
 #include <rdma/rdma_netlink.h>
@@ -600,6 +603,101 @@ size_t rrxe_umem_pages(struct ib_umem *umem, struct page **pages, size_t max)
 	return n;
 }
 
+bool rrxe_odp_enabled(void)
+{
+	return IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING);
+}
+
+struct ib_umem_odp *rrxe_odp_get(struct ib_device *dev, u64 addr, size_t size,
+				 int access,
+				 const struct mmu_interval_notifier_ops *ops)
+{
+#ifdef CONFIG_INFINIBAND_ON_DEMAND_PAGING
+	return ib_umem_odp_get(dev, addr, size, access, ops);
+#else
+	return ERR_PTR(-EOPNOTSUPP);
+#endif
+}
+
+void rrxe_odp_release(struct ib_umem_odp *odp)
+{
+	ib_umem_odp_release(odp);
+}
+
+void rrxe_odp_geometry(const struct ib_umem_odp *odp, struct rrxe_odp_geometry *g)
+{
+	/* ib_umem_start() and ib_umem_odp_num_pages() take no const. */
+	struct ib_umem_odp *o = (struct ib_umem_odp *)odp;
+
+	g->base = ib_umem_start(o);
+	g->pages = ib_umem_odp_num_pages(o);
+	g->page_shift = odp->page_shift;
+	g->address = odp->umem.address;
+	g->length = odp->umem.length;
+	g->writable = odp->umem.writable;
+}
+
+int rrxe_odp_map_and_lock(struct ib_umem_odp *odp, u64 addr, u64 len,
+			  bool write, bool fault)
+{
+#ifdef CONFIG_INFINIBAND_ON_DEMAND_PAGING
+	return ib_umem_odp_map_dma_and_lock(odp, addr, len,
+					    write ? HMM_PFN_WRITE : 0, fault);
+#else
+	return -EOPNOTSUPP;
+#endif
+}
+
+struct page *rrxe_odp_page(const struct ib_umem_odp *odp, size_t idx,
+			   bool *writable)
+{
+	unsigned long pfn = odp->map.pfn_list[idx];
+
+	if ((pfn & (HMM_PFN_VALID | HMM_PFN_ERROR)) != HMM_PFN_VALID)
+		return NULL;
+	*writable = pfn & HMM_PFN_WRITE;
+	return hmm_pfn_to_page(pfn);
+}
+
+void rrxe_odp_lock(struct ib_umem_odp *odp)
+{
+	mutex_lock(&odp->umem_mutex);
+}
+
+void rrxe_odp_unlock(struct ib_umem_odp *odp)
+{
+	mutex_unlock(&odp->umem_mutex);
+}
+
+void rrxe_odp_unmap(struct ib_umem_odp *odp, u64 start, u64 end)
+{
+#ifdef CONFIG_INFINIBAND_ON_DEMAND_PAGING
+	ib_umem_odp_unmap_dma_pages(odp, start, end);
+#endif
+}
+
+struct ib_umem_odp *rrxe_odp_of_notifier(struct mmu_interval_notifier *mni)
+{
+	return container_of(mni, struct ib_umem_odp, notifier);
+}
+
+bool rrxe_mmu_range_blockable(const struct mmu_notifier_range *range)
+{
+	return mmu_notifier_range_blockable(range);
+}
+
+void rrxe_mmu_range_bounds(const struct mmu_notifier_range *range, u64 *start,
+			   u64 *end)
+{
+	*start = range->start;
+	*end = range->end;
+}
+
+void rrxe_mmu_set_seq(struct mmu_interval_notifier *mni, unsigned long cur_seq)
+{
+	mmu_interval_set_seq(mni, cur_seq);
+}
+
 /* synchronize_rcu(): waits for every RCU reader that started before. */
 void rrxe_synchronize_rcu(void)
 {
@@ -695,6 +793,11 @@ int rrxe_rxq_push(struct sk_buff_head *q, struct sk_buff *skb, unsigned int limi
 	__skb_queue_tail(q, skb);
 	spin_unlock_irqrestore(&q->lock, flags);
 	return was_empty;
+}
+
+void rrxe_rxq_push_head(struct sk_buff_head *q, struct sk_buff *skb)
+{
+	skb_queue_head(q, skb);
 }
 
 struct sk_buff *rrxe_rxq_pop(struct sk_buff_head *q)

@@ -98,7 +98,7 @@ pub(crate) use raw::{
 pub(crate) use raw::{
     rrxe_cpu_online, rrxe_local_bh_disable, rrxe_local_bh_enable, rrxe_next_online_cpu,
     rrxe_queue_work_bh_on, rrxe_queue_work_task_on, rrxe_rxq_empty, rrxe_rxq_init, rrxe_rxq_pop,
-    rrxe_rxq_push, rrxe_skb_cb, rrxe_this_cpu, sk_buff_head,
+    rrxe_rxq_push, rrxe_rxq_push_head, rrxe_skb_cb, rrxe_this_cpu, sk_buff_head,
 };
 pub(crate) use raw::{
     rrxe_dst_release, rrxe_init_net, rrxe_ip_local_out, rrxe_ip_select_ident,
@@ -153,6 +153,21 @@ pub(crate) use raw::{
 // Only the KUnit tests name it.
 #[cfg(CONFIG_KUNIT)]
 pub(crate) use raw::IB_MR_TYPE_SG_GAPS;
+
+// On-demand paging (ib/odp.rs).
+pub(crate) use raw::{
+    ib_umem_odp, mmu_interval_notifier, mmu_interval_notifier_ops, mmu_notifier_range,
+    rrxe_mmu_range_blockable, rrxe_mmu_range_bounds, rrxe_mmu_set_seq, rrxe_odp_enabled,
+    rrxe_odp_geometry, rrxe_odp_get, rrxe_odp_lock, rrxe_odp_map_and_lock, rrxe_odp_of_notifier,
+    rrxe_odp_page, rrxe_odp_release, rrxe_odp_unlock, rrxe_odp_unmap,
+};
+pub(crate) use raw::{
+    IBK_ON_DEMAND_PAGING, IB_ODP_SUPPORT, IB_ODP_SUPPORT_ATOMIC, IB_ODP_SUPPORT_ATOMIC_WRITE,
+    IB_ODP_SUPPORT_FLUSH, IB_ODP_SUPPORT_IMPLICIT, IB_ODP_SUPPORT_READ, IB_ODP_SUPPORT_RECV,
+    IB_ODP_SUPPORT_SEND, IB_ODP_SUPPORT_SRQ_RECV, IB_ODP_SUPPORT_WRITE,
+    IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH, IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+    IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE, IB_UVERBS_ADVISE_MR_FLAG_FLUSH,
+};
 
 // memory access (dp-mem)
 pub(crate) use raw::{

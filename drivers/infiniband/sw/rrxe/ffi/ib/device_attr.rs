@@ -68,15 +68,79 @@ impl core::ops::BitOr for DeviceCapFlags {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct KernelCapFlags(u64);
 
+impl core::ops::BitOr for KernelCapFlags {
+    type Output = Self;
+
+    fn bitor(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+}
+
 impl KernelCapFlags {
     /// `IBK_ALLOW_USER_UNREG`: the driver supports `RDMA_NLDEV_CMD_DELLINK`
     /// (`rdma link delete`).
     pub(crate) const ALLOW_USER_UNREG: Self = Self(sys::IBK_ALLOW_USER_UNREG as u64);
+    /// `IBK_ON_DEMAND_PAGING`: registrations may ask for on-demand paging
+    /// (`IB_ACCESS_ON_DEMAND`; the core refuses them otherwise).
+    pub(crate) const ON_DEMAND_PAGING: Self = Self(sys::IBK_ON_DEMAND_PAGING as u64);
 
     /// Whether every flag of `other` is set (for tests).
     #[cfg(CONFIG_KUNIT)]
     pub(crate) const fn contains(self, other: Self) -> bool {
         self.0 & other.0 == other.0
+    }
+}
+
+/// What on-demand paging the device offers (`enum ib_odp_general_cap_bits`):
+/// the `general_caps` of the [`DeviceAttr`]'s `odp_caps`.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OdpCaps(u64);
+
+impl OdpCaps {
+    /// None.
+    pub(crate) const NONE: Self = Self(0);
+    /// `IB_ODP_SUPPORT`: explicit ODP, a registration of a range.
+    pub(crate) const SUPPORT: Self = Self(sys::IB_ODP_SUPPORT as u64);
+    /// `IB_ODP_SUPPORT_IMPLICIT`: implicit ODP, a registration of the whole
+    /// address space (address 0, length `u64::MAX`).
+    #[expect(dead_code)]
+    pub(crate) const IMPLICIT: Self = Self(sys::IB_ODP_SUPPORT_IMPLICIT as u64);
+}
+
+/// What a QP of one transport may do with ODP regions (`enum
+/// ib_odp_transport_cap_bits`): one of the per-transport caps of the
+/// [`DeviceAttr`]'s `odp_caps`.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct OdpTransportCaps(u32);
+
+impl OdpTransportCaps {
+    /// None.
+    pub(crate) const NONE: Self = Self(0);
+    /// `IB_ODP_SUPPORT_SEND`: SEND from an ODP region.
+    pub(crate) const SEND: Self = Self(sys::IB_ODP_SUPPORT_SEND);
+    /// `IB_ODP_SUPPORT_RECV`: receive into an ODP region.
+    pub(crate) const RECV: Self = Self(sys::IB_ODP_SUPPORT_RECV);
+    /// `IB_ODP_SUPPORT_WRITE`: RDMA WRITE to and from ODP regions.
+    pub(crate) const WRITE: Self = Self(sys::IB_ODP_SUPPORT_WRITE);
+    /// `IB_ODP_SUPPORT_READ`: RDMA READ to and from ODP regions.
+    pub(crate) const READ: Self = Self(sys::IB_ODP_SUPPORT_READ);
+    /// `IB_ODP_SUPPORT_ATOMIC`: atomics on ODP regions.
+    pub(crate) const ATOMIC: Self = Self(sys::IB_ODP_SUPPORT_ATOMIC);
+    /// `IB_ODP_SUPPORT_SRQ_RECV`: receive into an ODP region from an SRQ.
+    pub(crate) const SRQ_RECV: Self = Self(sys::IB_ODP_SUPPORT_SRQ_RECV);
+    /// `IB_ODP_SUPPORT_FLUSH`: FLUSH of an ODP region.
+    pub(crate) const FLUSH: Self = Self(sys::IB_ODP_SUPPORT_FLUSH);
+    /// `IB_ODP_SUPPORT_ATOMIC_WRITE`: ATOMIC WRITE to an ODP region.
+    pub(crate) const ATOMIC_WRITE: Self = Self(sys::IB_ODP_SUPPORT_ATOMIC_WRITE);
+}
+
+impl core::ops::BitOr for OdpTransportCaps {
+    type Output = Self;
+
+    fn bitor(self, other: Self) -> Self {
+        Self(self.0 | other.0)
     }
 }
 
@@ -115,6 +179,22 @@ impl DeviceAttr {
     /// Sets what the device offers kernel consumers (`kernel_cap_flags`).
     pub(crate) fn set_kernel_caps(&mut self, caps: KernelCapFlags) {
         self.kernel_cap_flags = caps.0;
+    }
+
+    /// Sets the on-demand paging the device offers (`odp_caps`): in
+    /// general, and per transport (RC, UC, UD; XRC has none).
+    pub(crate) fn set_odp_caps(
+        &mut self,
+        general: OdpCaps,
+        rc: OdpTransportCaps,
+        uc: OdpTransportCaps,
+        ud: OdpTransportCaps,
+    ) {
+        self.odp_caps.general_caps = general.0;
+        self.odp_caps.per_transport_caps.rc_odp_caps = rc.0;
+        self.odp_caps.per_transport_caps.uc_odp_caps = uc.0;
+        self.odp_caps.per_transport_caps.ud_odp_caps = ud.0;
+        self.odp_caps.per_transport_caps.xrc_odp_caps = 0;
     }
 
     /// Sets how atomic operations are atomic (`atomic_cap`).

@@ -58,6 +58,7 @@ mod handle;
 mod kmem;
 mod link;
 mod object;
+mod odp;
 mod operations;
 mod port_attr;
 mod qp_attr;
@@ -74,11 +75,14 @@ pub(crate) use counter::RdmaCounter;
 pub(crate) use device::{
     DeviceHandle, DeviceParams, DriverId, IbDevice, PortEvent, Unregistered, UverbsCmd,
 };
-pub(crate) use device_attr::{AtomicCap, DeviceCapFlags, DeviceModifyMask, KernelCapFlags};
+pub(crate) use device_attr::{
+    AtomicCap, DeviceCapFlags, DeviceModifyMask, KernelCapFlags, OdpCaps, OdpTransportCaps,
+};
 pub(crate) use handle::{CqHandle, Event, QpHandle, SrqHandle};
 pub(crate) use kmem::{AtomicOp, KernelMemory, PageRef};
 pub(crate) use link::{LinkOps, LinkRegistration};
 pub(crate) use object::{Ah, Cq, Mr, Mw, Object, Pd, Qp, Srq};
+pub(crate) use odp::{odp_enabled, OdpFault, OdpMirror, UmemOdp};
 pub(crate) use operations::{MrKeys, Operations, PostError, QpBinding};
 pub(crate) use port_attr::{
     CoreCapFlags, LinkLayer, PhysState, PortCapFlags, PortModifyMask, PortSpeed, PortState,
@@ -91,7 +95,8 @@ pub(crate) use stats::StatDesc;
 pub(crate) use udata::Udata;
 pub(crate) use umem::Umem;
 pub(crate) use verb_types::{
-    CqNotifyFlags, MrReregFlags, MrType, NetworkHdrType, SignalType, SrqAttrMask, SrqType,
+    AdviseMrFlags, CqNotifyFlags, MrAdvice, MrReregFlags, MrType, NetworkHdrType, SignalType,
+    SrqAttrMask, SrqType,
 };
 pub(crate) use wr::{KernelSge, RecvWr, RecvWrs, SendWr, SendWrs};
 

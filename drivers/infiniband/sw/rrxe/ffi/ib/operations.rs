@@ -14,10 +14,10 @@ use super::{
     handle::SrqHandle,
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
-    Ah, AhAttr, Cq, CqHandle, CqInitAttr, CqNotifyFlags, DeviceAttr, DeviceModify,
-    DeviceModifyMask, DriverId, IbDevice, LinkLayer, Mr, MrReregFlags, MrType, Mw, Pd, PortAttr,
-    PortImmutable, PortModify, PortModifyMask, Qp, QpAttr, QpHandle, QpInitAttr, ResMsg, Srq,
-    SrqAttrMask, Udata, WorkCompletion, MAD_SIZE,
+    AdviseMrFlags, Ah, AhAttr, Cq, CqHandle, CqInitAttr, CqNotifyFlags, DeviceAttr, DeviceModify,
+    DeviceModifyMask, DriverId, IbDevice, KernelSge, LinkLayer, Mr, MrAdvice, MrReregFlags, MrType,
+    Mw, Pd, PortAttr, PortImmutable, PortModify, PortModifyMask, Qp, QpAttr, QpHandle, QpInitAttr,
+    ResMsg, Srq, SrqAttrMask, Udata, WorkCompletion, MAD_SIZE,
 };
 
 /// What `create_qp` gets besides the attributes: the objects the new QP is
@@ -328,6 +328,17 @@ pub(crate) trait Operations: Sized + Send + Sync {
         _access: u32,
         _udata: Option<&Udata>,
     ) -> Result<(Self::Mr, MrKeys)> {
+        build_error!(VTABLE_DEFAULT_ERROR)
+    }
+    /// Advises about ranges of memory regions of `pd` (`ibv_advise_mr`):
+    /// `sges` name them by L_Key, address and length; with
+    /// [`AdviseMrFlags::FLUSH`], before returning and reporting errors.
+    fn advise_mr(
+        _pd: &Pd<Self>,
+        _advice: MrAdvice,
+        _flags: AdviseMrFlags,
+        _sges: &[KernelSge],
+    ) -> Result {
         build_error!(VTABLE_DEFAULT_ERROR)
     }
     /// Deregisters a memory region; its data is dropped right after.

@@ -30,6 +30,44 @@ impl MrType {
     }
 }
 
+/// What `ibv_advise_mr` advises about ranges of memory regions (`enum
+/// ib_uverbs_advise_mr_advice`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct MrAdvice(u32);
+
+impl MrAdvice {
+    /// `IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH`: fault the pages in for
+    /// reading.
+    pub(crate) const PREFETCH: Self = Self(sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH);
+    /// `IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE`: fault the pages in for
+    /// writing.
+    pub(crate) const PREFETCH_WRITE: Self = Self(sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE);
+    /// `IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT`: map the pages that
+    /// are present, fault none.
+    pub(crate) const PREFETCH_NO_FAULT: Self =
+        Self(sys::IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT);
+
+    /// The advice the core passed as `raw`.
+    pub(super) const fn from_raw(raw: u32) -> Self {
+        Self(raw)
+    }
+}
+
+/// How `ibv_advise_mr` wants its advice taken (`enum
+/// ib_uverbs_advise_mr_flag`).
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct AdviseMrFlags(u32);
+
+impl AdviseMrFlags {
+    /// `IB_UVERBS_ADVISE_MR_FLAG_FLUSH`: done before the call returns,
+    /// errors reported; otherwise best effort.
+    pub(crate) const FLUSH: Self = Self(sys::IB_UVERBS_ADVISE_MR_FLAG_FLUSH);
+}
+
+core_mask_ops!(AdviseMrFlags);
+
 /// What a `rereg_user_mr` call changes (`enum ib_mr_rereg_flags`).
 #[repr(transparent)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

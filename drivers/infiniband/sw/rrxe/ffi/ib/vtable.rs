@@ -14,9 +14,9 @@ use super::{
     queue_buf,
     stats::StatDesc,
     wr::{RecvWrs, SendWrs},
-    Ah, AhAttr, Cq, CqHandle, CqNotifyFlags, DeviceModifyMask, IbDevice, Mr, MrKeys, MrReregFlags,
-    MrType, Mw, Object, Operations, Pd, PortModifyMask, PostError, Qp, QpBinding, QpHandle, ResMsg,
-    Srq, SrqAttrMask, Udata, WorkCompletion, MAD_SIZE,
+    AdviseMrFlags, Ah, AhAttr, Cq, CqHandle, CqNotifyFlags, DeviceModifyMask, IbDevice, Mr,
+    MrAdvice, MrKeys, MrReregFlags, MrType, Mw, Object, Operations, Pd, PortModifyMask, PostError,
+    Qp, QpBinding, QpHandle, ResMsg, Srq, SrqAttrMask, Udata, WorkCompletion, MAD_SIZE,
 };
 
 /// An ops-table entry: the trampoline if the driver implements the
@@ -178,6 +178,7 @@ impl<T: Operations> OperationsVTable<T> {
             get_dma_mr: op!(T::HAS_GET_DMA_MR, Self::get_dma_mr),
             reg_user_mr: op!(T::HAS_REG_USER_MR, Self::reg_user_mr),
             dereg_mr: op!(T::HAS_DEREG_MR, Self::dereg_mr),
+            advise_mr: op!(T::HAS_ADVISE_MR, Self::advise_mr),
             post_recv: op!(T::HAS_POST_RECV, Self::post_recv),
             ..Default::default()
         }
@@ -990,6 +991,38 @@ impl<T: Operations> OperationsVTable<T> {
             T::dereg_mr(unsafe { Mr::<T>::from_raw(mr) })?;
             // SAFETY: the MR was boxed by `new_mr` and the core is done with it.
             drop(unsafe { KBox::from_raw(mr.cast::<Mr<T>>()) });
+            Ok(0)
+        })
+    }
+
+    /// # Safety
+    ///
+    /// The [callback contract](Self#callback-contract), as `advise_mr`:
+    /// `sg_list` holds `num_sge` SGEs.
+    unsafe extern "C" fn advise_mr(
+        pd: *mut sys::ib_pd,
+        advice: u32,
+        flags: u32,
+        sg_list: *mut sys::ib_sge,
+        num_sge: u32,
+        _attrs: *mut sys::uverbs_attr_bundle,
+    ) -> i32 {
+        from_result(|| {
+            // SAFETY: the callback contract.
+            let pd = unsafe { Pd::<T>::from_raw(pd) };
+            let sges = if sg_list.is_null() || num_sge == 0 {
+                &[][..]
+            } else {
+                // SAFETY: the core passes `num_sge` SGEs, valid (and not
+                // written) for the call.
+                unsafe { core::slice::from_raw_parts(sg_list.cast_const(), num_sge as usize) }
+            };
+            T::advise_mr(
+                pd,
+                MrAdvice::from_raw(advice),
+                AdviseMrFlags::from_raw(flags),
+                sges,
+            )?;
             Ok(0)
         })
     }

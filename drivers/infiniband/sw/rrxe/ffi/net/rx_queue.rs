@@ -59,6 +59,20 @@ impl RxQueue {
         Ok(r == 1)
     }
 
+    /// Queues `dg` at the head, whatever the queue holds: a datagram taken
+    /// out and put back, which must be taken first again (the queue may
+    /// then hold one more than its limit).
+    pub(crate) fn push_front(&self, dg: RxDatagram) {
+        let (skb, stash) = dg.into_parts();
+        // SAFETY: as in `push`.
+        let cb = unsafe { sys::rrxe_skb_cb(skb.as_ptr()) }.cast::<Stash>();
+        // SAFETY: as in `push`.
+        unsafe { cb.write(stash) };
+        // SAFETY: the head is initialised (type invariants); the buffer,
+        // ours with its stash in `cb`, becomes the queue's.
+        unsafe { sys::rrxe_rxq_push_head(self.head.get(), skb.as_ptr()) };
+    }
+
     /// The datagram at the head, if any.
     pub(crate) fn pop(&self) -> Option<RxDatagram> {
         // SAFETY: the head is initialised (type invariants).

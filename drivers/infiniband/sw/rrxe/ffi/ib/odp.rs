@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0
+
+//! On-demand paging (`struct ib_umem_odp`): a range of a process's address
+//! space that the RDMA core tracks with an MMU interval notifier instead of
+//! pinning it ([`UmemOdp`]), and the table of the pages that back it now,
+//! which a software device's data path reads ([`OdpMirror`]).
+//!
+//! The core keeps a table of its own (the umem's `pfn_list`), which
+//! `hmm_range_fault` writes without a lock and which is read under a mutex:
+//! neither is for a data path that runs in softirq context. So the driver
+//! keeps a second table, the mirror, under a spinlock that turns interrupts
+//! off:
+//!
+//! - a fault ([`UmemOdp::map`], process context, may sleep) has the core
+//!   fault the pages in and copies their entries into the mirror while it
+//!   holds the umem's mutex, right after the core checked that no
+//!   invalidation raced with the fault;
+//! - an invalidation (the notifier's callback, which the kernel calls
+//!   before it unmaps, migrates or write-protects pages of the range)
+//!   takes the same mutex and clears the entries of its range under the
+//!   mirror's spinlock before it returns;
+//! - the data path copies to and from the pages only under the mirror's
+//!   spinlock ([`OdpMirror::lock`]).
+//!
+//! So once the callback has returned, which is when the kernel may free or
+//! move the pages, no access to them is in progress and none can start.
+//! Nothing is pinned: a page stays the process's, and the mirror only says
+//! which page backs an address until the next invalidation says otherwise.
+
+use super::{IbDevice, Operations, PageRef};
+use crate::ffi::sys;
+use core::{ops::Range, ptr::NonNull};
+use kernel::{
+    error::from_err_ptr,
+    ffi::c_ulong,
+    new_spinlock_irq,
+    page::{PAGE_SHIFT, PAGE_SIZE},
+    prelude::*,
+    sync::{
+        lock::{spinlock::SpinLockIrqBackend, Guard},
+        Arc, SpinLockIrq,
+    },
+};
+
+/// Whether the kernel was built with on-demand paging
+/// (`CONFIG_INFINIBAND_ON_DEMAND_PAGING`): without it, [`UmemOdp::get`]
+/// fails with `EOPNOTSUPP`.
+pub(crate) fn odp_enabled() -> bool {
+    // SAFETY: no precondition.
+    unsafe { sys::rrxe_odp_enabled() }
+}
+
+/// How [`UmemOdp::map`] maps pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OdpFault {
+    /// Faults the pages in for reading (a page not yet written may be the
+    /// shared zero page).
+    Read,
+    /// Faults the pages in for writing (breaking copy-on-write).
+    Write,
+    /// Maps only the pages already present, as they are; faults nothing.
+    Snapshot,
+}
+
+/// The entries of the mirror's table.
+///
+/// # Invariants
+///
+/// Each entry of `slots` is 0 (no page) or the address of a `struct page`
+/// (at least 8-byte aligned) with [`WRITABLE`] set if the page may be
+/// written. A non-zero entry names the page that backs the same page of
+/// the umem's range, which stays allocated until the entry is cleared: it
+/// is only written by [`UmemOdp::map`], under the umem's mutex, right after
+/// a successful `ib_umem_odp_map_dma_and_lock` of it (so no invalidation
+/// of it has run since the page was looked up), and every invalidation of
+/// the range clears it under the table's lock before the kernel may free
+/// the page. Once `released`, every entry is 0 and stays so.
+struct Slots {
+    slots: KVVec<usize>,
+    released: bool,
+}
+
+/// In an entry of [`Slots`]: the page may be written.
+const WRITABLE: usize = 1;
+
+/// The pages that back an ODP umem's range now, for the data path.
+#[pin_data]
+pub(crate) struct OdpMirror {
+    /// The page-aligned user address of entry 0.
+    base: u64,
+    /// The entries, one per page of the umem's range.
+    #[pin]
+    table: SpinLockIrq<Slots>,
+}
+
+/// The mirror's table, locked: its pages may be accessed while this is
+/// held. Holds off every invalidation of the range, and spins with
+/// interrupts off: access a few pages, then drop it.
+pub(crate) struct MirrorGuard<'a> {
+    guard: Guard<'a, Slots, SpinLockIrqBackend>,
+}
+
+impl OdpMirror {
+    /// An empty mirror of `pages` pages from `base`.
+    fn new(base: u64, pages: usize) -> Result<impl PinInit<Self>> {
+        let slots = KVVec::from_elem(0usize, pages, GFP_KERNEL)?;
+        Ok(pin_init!(Self {
+            base,
+            table <- new_spinlock_irq!(Slots {
+                slots,
+                released: false,
+            }),
+        }))
+    }
+
+    /// Locks the table for an access to the pages.
+    pub(crate) fn lock(&self) -> MirrorGuard<'_> {
+        MirrorGuard {
+            guard: self.table.lock(),
+        }
+    }
+
+    /// Clears the entries that the invalidation of the user addresses
+    /// `[start, end)` concerns. Once this returns, no access to their
+    /// pages is in progress.
+    fn invalidate(&self, start: u64, end: u64) {
+        let mut t = self.table.lock();
+        let pages = t.slots.len();
+        let range = invalidated(self.base, pages, start, end);
+        if let Some(slots) = t.slots.get_mut(range) {
+            slots.fill(0);
+        }
+    }
+
+    /// The umem is being released: every entry is cleared for good.
+    fn release(&self) {
+        let mut t = self.table.lock();
+        t.released = true;
+        t.slots.fill(0);
+    }
+}
+
+/// The entries of a table of `pages` pages from the page-aligned address
+/// `base` that an invalidation of `[start, end)` concerns: every page a
+/// byte of the range falls in, none if the two do not meet.
+fn invalidated(base: u64, pages: usize, start: u64, end: u64) -> Range<usize> {
+    let page = 1u64 << PAGE_SHIFT;
+    let Some(rel_end) = end.checked_sub(base) else {
+        return 0..0;
+    };
+    let first = start.saturating_sub(base) >> PAGE_SHIFT;
+    let last = rel_end.saturating_add(page - 1) >> PAGE_SHIFT;
+    let clamp = |n: u64| usize::try_from(n).map_or(pages, |n| n.min(pages));
+    let (first, last) = (clamp(first), clamp(last));
+    if first < last {
+        first..last
+    } else {
+        0..0
+    }
+}
+
+impl MirrorGuard<'_> {
+    /// Whether the umem was released: no page will be mapped again.
+    pub(crate) fn is_released(&self) -> bool {
+        self.guard.released
+    }
+
+    /// The page of entry `index`, if one backs it now (and may be written,
+    /// if `write`): `None` asks for a fault. It may be accessed as long as
+    /// the guard is held.
+    pub(crate) fn page(&self, index: usize, write: bool) -> Option<PageRef<'_>> {
+        let entry = *self.guard.slots.get(index)?;
+        let writable = entry & WRITABLE != 0;
+        if write && !writable {
+            return None;
+        }
+        let page = NonNull::new((entry & !WRITABLE) as *mut sys::page)?;
+        // SAFETY: a non-zero entry names a page that stays allocated until
+        // an invalidation clears the entry, which takes the lock this guard
+        // holds, so for as long as the result borrows the guard; it may be
+        // written if the entry says so (the invariants of `Slots`).
+        Some(unsafe { PageRef::from_raw(page, writable) })
+    }
+}
+
+/// A registration of a process's memory without pinning
+/// (`ib_umem_odp_get`), with its mirror. Released on drop (process
+/// context: releasing sleeps).
+///
+/// # Invariants
+///
+/// `ptr` is a umem returned by `ib_umem_odp_get` with [`NOTIFIER_OPS`] and
+/// not yet released. Its `private` is `Arc::as_ptr(&self.mirror)`, set
+/// under the umem's mutex before any fault (NULL until then), and the
+/// mirror has one entry per page of its range, from `base`; its pages are
+/// `1 << PAGE_SHIFT` bytes. `first_offset`, `len` and `writable` are the
+/// umem's.
+pub(crate) struct UmemOdp {
+    ptr: NonNull<sys::ib_umem_odp>,
+    mirror: Arc<OdpMirror>,
+    base: u64,
+    pages: usize,
+    first_offset: usize,
+    len: usize,
+    writable: bool,
+}
+
+// SAFETY: the umem is the core's bookkeeping, usable from any thread; its
+// mutex and the mirror's lock serialise what changes it.
+unsafe impl Send for UmemOdp {}
+// SAFETY: `&UmemOdp` only reads fields that never change, and the mirror,
+// which is `Sync`; faulting takes `&mut`.
+unsafe impl Sync for UmemOdp {}
+
+/// The invalidation callback of every ODP umem of this module.
+static NOTIFIER_OPS: sys::mmu_interval_notifier_ops = sys::mmu_interval_notifier_ops {
+    invalidate: Some(invalidate),
+    invalidate_start: None,
+    invalidate_finish: None,
+};
+
+/// The kernel is about to unmap, migrate or write-protect `range` of the
+/// process's address space, which meets an ODP umem's: its mirror forgets
+/// those pages before this returns. Refused (`false`, the kernel tries
+/// again later) where it may not sleep, as the core's own drivers do: the
+/// umem's mutex may wait for a fault in progress.
+///
+/// # Safety
+///
+/// Called by the MMU notifier core only, with the interval notifier of a
+/// live ODP umem of [`UmemOdp`] (`mni`), a valid `range` and the sequence
+/// number to record.
+unsafe extern "C" fn invalidate(
+    mni: *mut sys::mmu_interval_notifier,
+    range: *const sys::mmu_notifier_range,
+    cur_seq: c_ulong,
+) -> bool {
+    // SAFETY: `range` is valid for the call.
+    if !unsafe { sys::rrxe_mmu_range_blockable(range) } {
+        return false;
+    }
+    // SAFETY: `mni` is the notifier embedded in a live ODP umem.
+    let odp = unsafe { sys::rrxe_odp_of_notifier(mni) };
+    // SAFETY: the umem is live; its mutex may be taken here (process
+    // context, blockable).
+    unsafe { sys::rrxe_odp_lock(odp) };
+    // SAFETY: under the umem's mutex, the lock its faults check the
+    // sequence under.
+    unsafe { sys::rrxe_mmu_set_seq(mni, cur_seq) };
+    let (mut start, mut end) = (0u64, 0u64);
+    // SAFETY: `range` is valid; the out-parameters are ours.
+    unsafe { sys::rrxe_mmu_range_bounds(range, &mut start, &mut end) };
+    // SAFETY: read under the umem's mutex, under which `UmemOdp::get` sets
+    // it.
+    let private = unsafe { (*odp).private }.cast::<OdpMirror>();
+    // SAFETY: NULL, or the mirror of the `UmemOdp` that owns the umem,
+    // which keeps it alive until the umem is released, and releasing waits
+    // for this callback (the type invariants of `UmemOdp`).
+    if let Some(mirror) = unsafe { private.as_ref() } {
+        mirror.invalidate(start, end);
+    }
+    // SAFETY: under the umem's mutex, as the core requires; it clamps the
+    // range to the umem's.
+    unsafe { sys::rrxe_odp_unmap(odp, start, end) };
+    // SAFETY: taken above.
+    unsafe { sys::rrxe_odp_unlock(odp) };
+    true
+}
+
+impl UmemOdp {
+    /// Registers `[addr, addr + len)` of the calling process with `access`
+    /// (`IB_ACCESS_*`, with `IB_ACCESS_ON_DEMAND`), pinning nothing, and
+    /// maps the pages already present ([`OdpFault::Snapshot`]), as rxe
+    /// does.
+    pub(crate) fn get<T: Operations>(
+        dev: &IbDevice<T>,
+        addr: u64,
+        len: u64,
+        access: u32,
+    ) -> Result<Self> {
+        let size = usize::try_from(len).map_err(|_| EINVAL)?;
+        // SAFETY: the device is valid; the core checks the range against
+        // the calling process and returns an ERR_PTR on failure.
+        let raw =
+            unsafe { sys::rrxe_odp_get(dev.as_raw(), addr, size, access as i32, &NOTIFIER_OPS) };
+        let ptr = NonNull::new(from_err_ptr(raw)?).ok_or(EINVAL)?;
+        let mut g = sys::rrxe_odp_geometry::default();
+        // SAFETY: the umem is live; `g` is ours.
+        unsafe { sys::rrxe_odp_geometry(ptr.as_ptr(), &mut g) };
+        let made = (|| {
+            // Pages of another size (`IB_ACCESS_HUGETLB`) are refused before.
+            if g.page_shift != PAGE_SHIFT as u32 {
+                return Err(EOPNOTSUPP);
+            }
+            // The registration starts in the first page.
+            let first_offset = usize::try_from(g.address.wrapping_sub(g.base))
+                .ok()
+                .filter(|&o| o < PAGE_SIZE)
+                .ok_or(EINVAL)?;
+            let mirror = Arc::pin_init(OdpMirror::new(g.base, g.pages)?, GFP_KERNEL)?;
+            Ok((mirror, first_offset))
+        })();
+        let (mirror, first_offset) = match made {
+            Ok(m) => m,
+            Err(e) => {
+                // SAFETY: ours, not released yet, and no mirror was handed
+                // to it.
+                unsafe { sys::rrxe_odp_release(ptr.as_ptr()) };
+                return Err(e);
+            }
+        };
+        // SAFETY: the umem is live; `private` is written under its mutex,
+        // as the callback reads it.
+        unsafe {
+            sys::rrxe_odp_lock(ptr.as_ptr());
+            (*ptr.as_ptr()).private = Arc::as_ptr(&mirror).cast_mut().cast();
+            sys::rrxe_odp_unlock(ptr.as_ptr());
+        }
+        // INVARIANT: the umem is ours with our callback, its `private` is
+        // the mirror's address, the mirror has an entry per page.
+        let mut umem = Self {
+            ptr,
+            mirror,
+            base: g.base,
+            pages: g.pages,
+            first_offset,
+            len: g.length,
+            writable: g.writable,
+        };
+        if umem.pages > 0 {
+            umem.map(0..umem.pages, OdpFault::Snapshot)?;
+        }
+        Ok(umem)
+    }
+
+    /// The mirror of the range, for the data path.
+    pub(crate) fn mirror(&self) -> &Arc<OdpMirror> {
+        &self.mirror
+    }
+
+    /// Length of the registration in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Offset of the registration's first byte in the first page.
+    pub(crate) fn first_offset(&self) -> usize {
+        self.first_offset
+    }
+
+    /// Number of pages (entries of the mirror).
+    pub(crate) fn page_count(&self) -> usize {
+        self.pages
+    }
+
+    /// Whether the registration may be written (faults for writing are
+    /// refused otherwise).
+    pub(crate) fn writable(&self) -> bool {
+        self.writable
+    }
+
+    /// Maps the entries `pages` of the mirror as `how` asks: faults them in
+    /// (in the registering process's address space, whoever calls) and
+    /// records the pages that back them. Process context: sleeps. `EFAULT`
+    /// (or another errno of the core) if a page cannot be faulted in: no
+    /// memory mapped there, or not with the rights asked for.
+    pub(crate) fn map(&mut self, pages: Range<usize>, how: OdpFault) -> Result {
+        if pages.start >= pages.end {
+            return Ok(());
+        }
+        if pages.end > self.pages {
+            return Err(EINVAL);
+        }
+        let write = how == OdpFault::Write;
+        if write && !self.writable {
+            return Err(EACCES);
+        }
+        let at = |i: usize| {
+            u64::try_from(i)
+                .ok()
+                .and_then(|i| i.checked_shl(PAGE_SHIFT as u32))
+                .and_then(|off| self.base.checked_add(off))
+                .ok_or(EINVAL)
+        };
+        let (start, end) = (at(pages.start)?, at(pages.end)?);
+        let ptr = self.ptr.as_ptr();
+        // SAFETY: the umem is live (type invariants) and the range inside
+        // it; on success the call returns with the umem's mutex held.
+        let r = unsafe {
+            sys::rrxe_odp_map_and_lock(ptr, start, end - start, write, how != OdpFault::Snapshot)
+        };
+        if r < 0 {
+            return Err(Error::from_errno(r));
+        }
+        // In batches: the table's lock turns interrupts off, and a
+        // registration's snapshot may cover millions of pages. Nothing
+        // invalidates meanwhile: the umem's mutex is held throughout.
+        for batch in batches(pages) {
+            let mut t = self.mirror.table.lock();
+            for i in batch {
+                let mut writable = false;
+                // SAFETY: under the umem's mutex, after a successful map of
+                // a range holding entry `i` (in the pfn list: `i < pages`).
+                let page = unsafe { sys::rrxe_odp_page(ptr, i, &mut writable) };
+                let entry = if page.is_null() {
+                    0
+                } else {
+                    page as usize | if writable { WRITABLE } else { 0 }
+                };
+                // INVARIANT: the page backs entry `i` now, and no
+                // invalidation can run before the umem's mutex is dropped.
+                if let Some(slot) = t.slots.get_mut(i) {
+                    *slot = entry;
+                }
+            }
+        }
+        // SAFETY: taken by the successful map above.
+        unsafe { sys::rrxe_odp_unlock(ptr) };
+        Ok(())
+    }
+}
+
+/// Entries the mirror's lock is held for at most while a fault fills them.
+const BATCH: usize = 64;
+
+/// `pages` in consecutive runs of at most [`BATCH`] entries.
+fn batches(pages: Range<usize>) -> impl Iterator<Item = Range<usize>> {
+    let end = pages.end;
+    pages
+        .step_by(BATCH)
+        .map(move |start| start..start.saturating_add(BATCH).min(end))
+}
+
+impl Drop for UmemOdp {
+    fn drop(&mut self) {
+        // The data path first: no access in progress, none later.
+        self.mirror.release();
+        // SAFETY: we own the umem (type invariants). Releasing removes the
+        // notifier, waiting for a callback in progress; the mirror it
+        // points to lives on in `self.mirror` until after this.
+        unsafe { sys::rrxe_odp_release(self.ptr.as_ptr()) };
+    }
+}
+
+// The drop-in build names its suites apart (crate::names).
+#[cfg_attr(not(dropin), kernel::prelude::kunit_tests(rrxe_ib_odp))]
+#[cfg_attr(dropin, kernel::prelude::kunit_tests(rrxe_ib_odp_dropin))]
+mod tests {
+    use super::invalidated;
+    use kernel::page::PAGE_SIZE;
+
+    #[test]
+    fn invalidation_covers_the_pages_it_meets() {
+        let p = PAGE_SIZE as u64;
+        let base = 16 * p;
+        assert_eq!(invalidated(base, 4, base, base + 4 * p), 0..4);
+        assert_eq!(invalidated(base, 4, base + p, base + 2 * p), 1..2);
+        assert_eq!(invalidated(base, 4, 0, base + 1), 0..1);
+        assert_eq!(invalidated(base, 4, base + p - 1, base + p + 1), 0..2);
+        assert_eq!(invalidated(base, 4, base + 3 * p + 5, u64::MAX), 3..4);
+        // Disjoint, empty or reversed ranges: nothing.
+        assert_eq!(invalidated(base, 4, 0, base), 0..0);
+        assert_eq!(invalidated(base, 4, base + 4 * p, u64::MAX), 0..0);
+        assert_eq!(invalidated(base, 4, base + p, base + p), 0..0);
+        assert_eq!(invalidated(base, 4, base + 2 * p, base + p), 0..0);
+    }
+}
