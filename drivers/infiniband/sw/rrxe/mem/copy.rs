@@ -7,27 +7,40 @@
 
 use crate::{
     logic::{mr::LOCAL_WRITE, wc::WcError, wqe::SgeList},
-    mem::mr::MrTable,
+    mem::{
+        mr::{MrInner, MrTable},
+        odp::PageFault,
+    },
 };
-use kernel::prelude::*;
+use kernel::{prelude::*, sync::Arc};
 
 /// Why bytes could not be moved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone)]
 pub(crate) enum MemError {
     /// The SGEs hold fewer bytes than the message needs.
     Length,
     /// An SGE names memory the QP may not use that way.
     Protection,
+    /// Pages of an ODP region are not mapped now: the copy is to be tried
+    /// again once the fault is resolved (part of it may have been done).
+    Missing(PageFault),
 }
 
-/// The completion status of a work request whose bytes could not be moved.
+/// The completion status of a work request whose bytes could not be moved
+/// (a caller that cannot wait for a fault fails it as a protection error).
 impl From<MemError> for WcError {
     fn from(e: MemError) -> Self {
         match e {
             MemError::Length => Self::LocLen,
-            MemError::Protection => Self::LocProt,
+            MemError::Protection | MemError::Missing(_) => Self::LocProt,
         }
     }
+}
+
+/// The error of a copy of `len` bytes at `at` of `mr` that failed with
+/// `e`: missing pages, or a protection error.
+fn refused(e: Error, mr: &Arc<MrInner>, at: u64, len: u64, write: bool) -> MemError {
+    PageFault::of(e, mr, at, len, write).map_or(MemError::Protection, MemError::Missing)
 }
 
 /// Calls `f(lkey, va, range)` for each piece of the SGE list covering the
@@ -80,7 +93,8 @@ pub(crate) fn gather(
             .lookup(lkey, pd, va, n, 0)
             .map_err(|_| MemError::Protection)?;
         let chunk = dst.get_mut(range).ok_or(MemError::Length)?;
-        mr.read_at(at, chunk).map_err(|_| MemError::Protection)
+        mr.read_at(at, chunk)
+            .map_err(|e| refused(e, &mr, at, n, false))
     })
 }
 
@@ -99,6 +113,7 @@ pub(crate) fn scatter(
             .lookup(lkey, pd, va, n, LOCAL_WRITE)
             .map_err(|_| MemError::Protection)?;
         let chunk = src.get(range).ok_or(MemError::Length)?;
-        mr.write_at(at, chunk).map_err(|_| MemError::Protection)
+        mr.write_at(at, chunk)
+            .map_err(|e| refused(e, &mr, at, n, true))
     })
 }

@@ -12,16 +12,23 @@
 //! [`MrInner::read_at`] or [`MrInner::atomic_at`]. Those check the range
 //! again against the region's memory, so no offset can reach outside the
 //! pinned pages or the page list, whatever the caller passes.
+//!
+//! A process's region may also be paged on demand (`IB_ACCESS_ON_DEMAND`):
+//! nothing is pinned, and an access that finds a page not mapped (or not
+//! for writing) fails with `EAGAIN` rather than wait; the caller asks for
+//! the fault ([`MrInner::fault_in`], in process context) and tries again
+//! once it is done (see [`super::odp`]).
 
 use crate::{
     dev::key_table::{KeyTable, Keyed},
-    ffi::ib::{IbDevice, MrKeys, Umem},
+    ffi::ib::{IbDevice, MrKeys, OdpFault, OdpMirror, Umem, UmemOdp},
     logic::{
         keys::{fast_reg_key, Key, KeyKind},
         mr::{
-            check_reg_access, fast_reg_range, Chunk, MrError, MrRange, PageLayout, ATOMIC_SIZE,
-            FLUSH_PERSISTENT,
+            check_reg_access, check_user_reg_access, fast_reg_range, Chunk, MrError, MrRange,
+            PageLayout, ATOMIC_SIZE, FLUSH_PERSISTENT, ON_DEMAND,
         },
+        odp::{fault_span, is_implicit, pages_of},
     },
 };
 use crate::{
@@ -33,10 +40,10 @@ use core::{
     sync::atomic::{AtomicU32, AtomicUsize, Ordering},
 };
 use kernel::{
-    new_spinlock_irq,
-    page::PAGE_SIZE,
+    new_mutex, new_spinlock_irq,
+    page::{PAGE_SHIFT, PAGE_SIZE},
     prelude::*,
-    sync::{Arc, SpinLockIrq},
+    sync::{Arc, Mutex, SpinLockIrq},
 };
 
 /// An 8-byte atomic operation on a region.
@@ -71,6 +78,24 @@ enum Memory {
     /// holds the last reference.
     User {
         umem: Pin<KBox<SpinLockIrq<Option<Umem>>>>,
+        range: MrRange,
+    },
+    /// A process's memory, paged on demand: nothing pinned. The data path
+    /// copies under the mirror's lock, which every invalidation of the
+    /// process's mapping takes to clear the pages it concerns, so no page
+    /// is touched once the kernel may free or move it.
+    Odp {
+        /// The pages that back the region now.
+        mirror: Arc<OdpMirror>,
+        /// Where the region's bytes lie on the mirror's pages.
+        layout: PageLayout,
+        /// The region may be written (its umem's `writable`): faults for
+        /// writing are refused otherwise.
+        writable: bool,
+        /// The core's umem, through which pages are faulted in (one fault
+        /// at a time: the mutex, which may be held across the fault), until
+        /// `dereg_mr` takes it out and releases it ([`MrInner::retire`]).
+        umem: Pin<KBox<Mutex<Option<UmemOdp>>>>,
         range: MrRange,
     },
     /// All of memory, by kernel virtual address (the DMA MR of a kernel
@@ -236,6 +261,10 @@ enum SpecMemory {
         umem: Umem,
         range: MrRange,
     },
+    Odp {
+        umem: UmemOdp,
+        range: MrRange,
+    },
     Kernel {
         kmem: KernelMemory,
         range: MrRange,
@@ -250,7 +279,9 @@ enum SpecMemory {
 
 impl MrSpec {
     /// The region of a user registration of `[start, start + length)`,
-    /// addressed as `iova`: checks the access flags, then pins the pages.
+    /// addressed as `iova`: checks the access flags, then pins the pages,
+    /// or, with `IB_ACCESS_ON_DEMAND`, registers them to be paged on
+    /// demand.
     pub(crate) fn user<T: Operations>(
         dev: &IbDevice<T>,
         pd: usize,
@@ -259,25 +290,35 @@ impl MrSpec {
         iova: u64,
         access: u32,
     ) -> Result<Self> {
-        check_reg_access(access).map_err(reg_error)?;
+        check_user_reg_access(access).map_err(reg_error)?;
         // As rxe on pages that are not persistent memory, which is all
         // rrxe ever registers: such a region cannot be flushed to
         // persistence.
         if access & FLUSH_PERSISTENT != 0 {
             return Err(EINVAL);
         }
-        let umem = Umem::get(dev, start, length, access)?;
-        Ok(Self {
-            mem: SpecMemory::User {
-                umem,
-                range: MrRange {
-                    iova,
-                    length,
-                    access,
-                },
-            },
-            pd,
-        })
+        let range = MrRange {
+            iova,
+            length,
+            access,
+        };
+        let mem = if access & ON_DEMAND != 0 {
+            // As rxe: the whole address space (implicit ODP) is not
+            // implemented, nor advertised.
+            if is_implicit(start, length) {
+                return Err(EOPNOTSUPP);
+            }
+            SpecMemory::Odp {
+                umem: UmemOdp::get(dev, start, length, access)?,
+                range,
+            }
+        } else {
+            SpecMemory::User {
+                umem: Umem::get(dev, start, length, access)?,
+                range,
+            }
+        };
+        Ok(Self { mem, pd })
     }
 
     /// The all-of-memory region of a kernel consumer (`get_dma_mr`) in PD
@@ -343,6 +384,26 @@ impl MrSpec {
                 umem: KBox::pin_init(new_spinlock_irq!(Some(umem)), GFP_KERNEL)?,
                 range,
             },
+            SpecMemory::Odp { umem, range } => {
+                // The data path checks accesses against `range` alone: it
+                // must be what the core registered.
+                if u64::try_from(umem.len()) != Ok(range.length) {
+                    return Err(EINVAL);
+                }
+                let layout = PageLayout::new(
+                    PAGE_SIZE as u64,
+                    umem.first_offset() as u64,
+                    umem.page_count(),
+                )
+                .map_err(|_| EINVAL)?;
+                Memory::Odp {
+                    mirror: umem.mirror().clone(),
+                    layout,
+                    writable: umem.writable(),
+                    umem: KBox::pin_init(new_mutex!(Some(umem)), GFP_KERNEL)?,
+                    range,
+                }
+            }
             SpecMemory::Kernel { kmem, range } => Memory::Kernel { kmem, range },
             SpecMemory::Fast { kmem, max } => {
                 let max = max as usize;
@@ -469,7 +530,9 @@ impl MrInner {
     /// that is not registered.
     fn current(&self) -> Result<(Key, MrRange)> {
         match &self.mem {
-            Memory::User { range, .. } | Memory::Kernel { range, .. } => Ok((self.key, *range)),
+            Memory::User { range, .. }
+            | Memory::Odp { range, .. }
+            | Memory::Kernel { range, .. } => Ok((self.key, *range)),
             #[cfg(CONFIG_KUNIT)]
             Memory::Bare(range) => Ok((self.key, *range)),
             Memory::Fast { state, .. } => {
@@ -568,6 +631,14 @@ impl MrInner {
                 drop(pages);
                 true
             }
+            Memory::Odp { umem, .. } => {
+                // A fault in progress holds the mutex: it finishes first.
+                // Releasing clears the mirror under its lock (waiting for
+                // a copy in progress) and removes the notifier.
+                let odp = umem.lock().take();
+                drop(odp);
+                true
+            }
             _ => false,
         }
     }
@@ -595,15 +666,35 @@ impl MrInner {
 /// nothing here sleeps or allocates.
 impl MrInner {
     /// Calls `f` with the place of each piece of `[offset, offset + len)`
-    /// and the piece's range relative to `offset`.
+    /// and the piece's range relative to `offset`; `write`: the pieces are
+    /// to be written (an ODP region's pages must be mapped for writing).
     fn for_each_place(
         &self,
         offset: u64,
         len: usize,
+        write: bool,
         mut f: impl FnMut(Place<'_>, Range<usize>) -> Result,
     ) -> Result {
         let len64 = u64::try_from(len).map_err(|_| EINVAL)?;
         match &self.mem {
+            Memory::Odp {
+                mirror,
+                layout,
+                range,
+                ..
+            } => {
+                let mapped = mirror.lock();
+                if mapped.is_released() {
+                    return Err(EINVAL);
+                }
+                within(range.length, offset, len64)?;
+                each_chunk(*layout, offset, len, |c, span| {
+                    // Not mapped (for this access) now: the caller faults
+                    // it in and comes back.
+                    let page = mapped.page(c.page, write).ok_or(EAGAIN)?;
+                    f(Place::Page(page, c.offset), span)
+                })
+            }
             Memory::User { umem, range } => {
                 let pinned = umem.lock();
                 let umem = pinned.as_ref().ok_or(EINVAL)?;
@@ -633,14 +724,16 @@ impl MrInner {
     /// Copies `src` into the region at byte `offset` from the start of the
     /// region (the offset [`MrTable::lookup`] and [`MrInner::check`]
     /// return). `EINVAL` if the range is not inside the region (or a fast
-    /// MR is not registered), `EFAULT` if memory behind it is missing,
-    /// `EACCES` if the user pages were pinned read-only. A zero-length copy
-    /// always succeeds.
+    /// MR is not registered, or an ODP region deregistered), `EFAULT` if
+    /// memory behind it is missing, `EACCES` if the user pages were pinned
+    /// read-only, `EAGAIN` if pages of an ODP region are not mapped for
+    /// writing now ([`MrInner::fault_in`]; part of the bytes may have been
+    /// copied). A zero-length copy always succeeds.
     pub(crate) fn write_at(&self, offset: u64, src: &[u8]) -> Result {
         if src.is_empty() {
             return Ok(());
         }
-        self.for_each_place(offset, src.len(), |place, span| {
+        self.for_each_place(offset, src.len(), true, |place, span| {
             place.write(src.get(span).ok_or(EINVAL)?)
         })
     }
@@ -651,7 +744,7 @@ impl MrInner {
         if dst.is_empty() {
             return Ok(());
         }
-        self.for_each_place(offset, dst.len(), |place, span| {
+        self.for_each_place(offset, dst.len(), false, |place, span| {
             place.read(dst.get_mut(span).ok_or(EINVAL)?)
         })
     }
@@ -664,6 +757,21 @@ impl MrInner {
     /// included.
     pub(crate) fn atomic_at(&self, offset: u64, op: AtomicOp) -> Result<u64> {
         match &self.mem {
+            Memory::Odp {
+                mirror,
+                layout,
+                range,
+                ..
+            } => {
+                let mapped = mirror.lock();
+                if mapped.is_released() {
+                    return Err(EINVAL);
+                }
+                within(range.length, offset, ATOMIC_SIZE)?;
+                let word = layout.atomic_word(offset).map_err(|_| EINVAL)?;
+                let page = mapped.page(word.page, true).ok_or(EAGAIN)?;
+                Place::Page(page, word.offset).atomic(op)
+            }
             Memory::User { umem, range } => {
                 let pinned = umem.lock();
                 let umem = pinned.as_ref().ok_or(EINVAL)?;
@@ -681,6 +789,63 @@ impl MrInner {
             }
             #[cfg(CONFIG_KUNIT)]
             Memory::Bare(_) => Err(EFAULT),
+        }
+    }
+}
+
+/// On-demand paging: faults sleep (process context).
+impl MrInner {
+    /// Whether the region is paged on demand.
+    pub(crate) fn is_odp(&self) -> bool {
+        matches!(self.mem, Memory::Odp { .. })
+    }
+
+    /// Whether an ODP region may be written (was registered with a right
+    /// that writes: `ib_access_writable`).
+    pub(crate) fn is_writable(&self) -> bool {
+        match &self.mem {
+            Memory::Odp { writable, .. } => *writable,
+            _ => false,
+        }
+    }
+
+    /// Maps the pages of `[offset, offset + len)` of an ODP region as
+    /// `how` asks (see [`OdpFault`]), in the registering process, whoever
+    /// calls. `EINVAL` if the range is not inside the region, the region
+    /// is not paged on demand or is deregistered; `EACCES` for a write
+    /// fault on a region registered without write access; `EFAULT` (or
+    /// another errno of the core) if the process has no memory there with
+    /// the rights asked for.
+    pub(crate) fn fault_in(&self, offset: u64, len: u64, how: OdpFault) -> Result {
+        let Memory::Odp { umem, range, .. } = &self.mem else {
+            return Err(EINVAL);
+        };
+        within(range.length, offset, len)?;
+        let mut held = umem.lock();
+        let odp = Option::as_mut(&mut *held).ok_or(EINVAL)?;
+        let first = odp.first_offset() as u64;
+        let pages =
+            pages_of(first, PAGE_SHIFT as u32, odp.page_count(), offset, len).ok_or(EINVAL)?;
+        odp.map(pages, how)
+    }
+
+    /// The fault the data path asked for: `[offset, offset + len)`, for
+    /// writing if `write`, and what follows it up to
+    /// [`FAULT_AHEAD`](crate::logic::odp::FAULT_AHEAD) bytes (the rest of
+    /// the message will want it), or, if that fails, the access alone.
+    pub(crate) fn fault_ahead(&self, offset: u64, len: u64, write: bool) -> Result {
+        let Memory::Odp { range, .. } = &self.mem else {
+            return Err(EINVAL);
+        };
+        let how = if write {
+            OdpFault::Write
+        } else {
+            OdpFault::Read
+        };
+        let (at, span) = fault_span(range.length, offset, len);
+        match self.fault_in(at, span, how) {
+            Err(_) if span > len => self.fault_in(offset, len, how),
+            done => done,
         }
     }
 }
