@@ -42,12 +42,12 @@ use crate::{
     transport::dev_ctx::DevCtx,
     transport::intake::RX_QUEUE_LEN,
     transport::qp::{
-        apply, check_attrs, initial_attr, next_home, QpInner, QpState_, RunOnce, MTU_RANGE,
+        apply, check_attrs, initial_attr, next_home, Faults, QpInner, QpState_, RunOnce, MTU_RANGE,
     },
     transport::resp::RespState,
     transport::send::SendState,
 };
-use core::sync::atomic::AtomicU32;
+use core::sync::atomic::{AtomicBool, AtomicU32};
 use kernel::{new_spinlock_irq, new_work, prelude::*, sync::Arc};
 
 /// The objects a new QP is bound to.
@@ -184,12 +184,15 @@ impl QpInner {
                     resp,
                     timer_armed: false,
                     counter: None,
+                    faults: Faults::new(),
                 }),
                 home: next_home(),
                 rxq <- RxQueue::new(RX_QUEUE_LEN),
                 rx_backlog: AtomicU32::new(0),
                 rx_task <- new_work!("rrxe_qp_rx"),
                 rx_left <- new_work!("rrxe_qp_rx_left"),
+                rx_held: AtomicBool::new(false),
+                fault_task <- new_work!("rrxe_qp_fault"),
                 task <- new_work!("rrxe_qp_task"),
                 task_left <- new_work!("rrxe_qp_task_left"),
                 retransmit <- SoftTimer::new(),
@@ -344,6 +347,9 @@ impl QpInner {
         rt::cancel_work_sync::<_, 3>(self);
         rt::cancel_work_sync::<_, 4>(self);
         rt::cancel_work_sync::<_, 5>(self);
+        // Waits for a fault in progress (which may sleep in the process's
+        // page tables); a datagram it held is freed with the queue below.
+        rt::cancel_work_sync::<_, 6>(self);
         self.rxq.purge();
         self.tx.close();
         // Released here, not with the last reference: their mmap entries

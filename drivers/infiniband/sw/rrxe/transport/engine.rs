@@ -35,11 +35,12 @@ use crate::{
         mtu::{ib_mtu_bytes, ib_mtu_for_netdev},
         packet::Packet,
     },
-    transport::qp::{Deferred, Effects, QpInner, QpState_},
+    transport::qp::{Deferred, Effects, QpInner, QpState_, Side},
     transport::resp::{self, RxMeta},
     transport::send::comp,
     transport::send::req::{self, ReqEnd},
 };
+use core::sync::atomic::Ordering;
 use kernel::{sync::Arc, workqueue::WorkItem};
 
 /// Passes one run makes before leaving the rest to the work queue.
@@ -79,6 +80,16 @@ impl WorkItem<5> for QpInner {
     fn run(this: Arc<QpInner>) {
         let _bh = rt::BhOff::new();
         this.take_queued();
+    }
+}
+
+/// The page faults the data path asked for (`Deferred::Fault`): process
+/// context with bottom halves on, where faulting may sleep.
+impl WorkItem<6> for QpInner {
+    type Pointer = Arc<QpInner>;
+
+    fn run(this: Arc<QpInner>) {
+        this.resolve_faults();
     }
 }
 
@@ -237,6 +248,9 @@ impl QpInner {
             trace::rnr_wait(self.qpn, us);
             self.defer(Deferred::RnrWait(u64::from(us) * 1000));
         }
+        if fx.fault {
+            self.defer(Deferred::Fault);
+        }
         if fx.sq_drained {
             self.handle.event(Event::SqDrained);
         }
@@ -254,25 +268,32 @@ impl QpInner {
     }
 
     /// A packet for this QP, from the receive path (softirq, on the home
-    /// CPU: [`QpInner::arrive`]).
-    pub(crate) fn receive(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>) {
-        self.deliver(pkt, meta, true);
+    /// CPU: [`QpInner::arrive`]). Returns whether it waits for a page
+    /// fault: the caller then holds its datagram, to hand it in again once
+    /// the fault is resolved ([`QpInner::release_rx`]).
+    pub(crate) fn receive(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>) -> bool {
+        self.deliver(pkt, meta, true)
     }
 
     /// A multicast packet for one of the groups this QP is attached to,
-    /// which the receive path has counted once for all of them.
+    /// which the receive path has counted once for all of them. One that
+    /// waits for a page fault is dropped (it is the group's, not this
+    /// QP's, and UD may lose it), the fault resolved for the next one.
     pub(crate) fn receive_multicast(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>) {
-        self.deliver(pkt, meta, false);
+        if self.deliver(pkt, meta, false) {
+            self.defer(Deferred::Fault);
+        }
     }
 
     /// Hands a packet to the completer or responder; `count`: count it in
     /// the QP's received packets (its counter's, or the port's) once it
-    /// passed the QP's checks.
-    fn deliver(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>, count: bool) {
+    /// passed the QP's checks. Returns whether it waits for a page fault
+    /// (then nothing of it was done, nor counted).
+    fn deliver(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>, count: bool) -> bool {
         // Answers leave through the device's netdev, whatever the packet
         // arrived on (`lo`, for a device's packets to itself).
         let Some(ndev) = self.dev.netdev() else {
-            return;
+            return false;
         };
         let ndev = &*ndev;
         let mut fx = Effects::new();
@@ -283,32 +304,30 @@ impl QpInner {
         let mut kick = false;
         if info.is_response() {
             if self.ty != QpType::Rc || !st.can_send() {
-                return dropped(pkt, DropReason::QpState);
+                dropped(pkt, DropReason::QpState);
+                return false;
             }
             if !st.path.is_some_and(|p| meta.follows(&p)) {
-                return dropped(pkt, DropReason::WrongPath);
-            }
-            if count {
-                ctx.counters.received(pkt.layout.total_len);
+                dropped(pkt, DropReason::WrongPath);
+                return false;
             }
             let mut sq = self.sq.lock();
             let Some(sq) = (*sq).as_mut() else {
-                return;
+                return false;
             };
             comp::on_response(&ctx, &mut st, &mut fx, sq, pkt);
             comp::complete_done(&ctx, &mut st, &mut fx, sq);
             kick = true;
         } else {
             if !st.can_receive() {
-                return dropped(pkt, DropReason::QpState);
+                dropped(pkt, DropReason::QpState);
+                return false;
             }
             if matches!(self.ty, QpType::Rc | QpType::Uc)
                 && !st.path.is_some_and(|p| meta.follows(&p))
             {
-                return dropped(pkt, DropReason::WrongPath);
-            }
-            if count {
-                ctx.counters.received(pkt.layout.total_len);
+                dropped(pkt, DropReason::WrongPath);
+                return false;
             }
             let mut rq = self.rq.lock();
             let meta = RxMeta { ndev, ..*meta };
@@ -319,10 +338,58 @@ impl QpInner {
                 kick = st.resp.reads_pending();
             }
         }
+        // A held packet comes back: it is counted when it is taken.
+        let held = fx.holds_packet();
+        if count && !held {
+            ctx.counters.received(pkt.layout.total_len);
+        }
         let rnr_pending = fx.rnr_waits();
         self.after(st, &mut fx, ndev, ctx.counters);
         if kick && !rnr_pending {
             self.kick();
+        }
+        held
+    }
+
+    /// The page faults the data path asked for (process context, bottom
+    /// halves on: faulting sleeps), one at a time, the receive side's
+    /// first; after each, its side goes on: the held datagram is taken
+    /// again, or the requester runs. A fault that failed is recorded for
+    /// the access that asked for it, which then fails cleanly.
+    fn resolve_faults(self: &Arc<Self>) {
+        loop {
+            let next = {
+                let mut st = self.state.lock();
+                if st.destroyed {
+                    return;
+                }
+                st.faults.take()
+            };
+            let Some((side, fault)) = next else {
+                break;
+            };
+            let ok = fault.resolve();
+            self.state.lock().faults.done(side, fault, ok);
+            match side {
+                Side::Rx => self.release_rx(),
+                Side::Tx => self.schedule(),
+            }
+        }
+        // A datagram held with no fault left to wait for: its fault was
+        // resolved by a run that began before it was put back (or the QP
+        // was reset meanwhile). It is taken again; if its pages are still
+        // missing it asks again.
+        if self.rx_held.load(Ordering::Acquire) && self.state.lock().faults.rx_idle() {
+            self.release_rx();
+        }
+    }
+
+    /// The receive side's fault is resolved: the held datagram, at the
+    /// head of the queue, is taken again, and those behind it.
+    fn release_rx(self: &Arc<Self>) {
+        self.rx_held.store(false, Ordering::Release);
+        if !self.rxq.is_empty() {
+            self.defer(Deferred::Rx);
         }
     }
 

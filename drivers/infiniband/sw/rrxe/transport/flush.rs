@@ -23,7 +23,10 @@ use crate::{
         mr::REMOTE_WRITE,
         wqe::SendOp,
     },
-    mem::mw::{check_rkey, resolve_rkey},
+    mem::{
+        mw::{check_rkey, resolve_rkey},
+        odp::Refusal,
+    },
     proto::{
         headers::{Feth, NakCode, Reth},
         packet::{Headers, Packet},
@@ -60,12 +63,24 @@ pub(crate) fn request_headers(op: &SendOp, hdrs: &mut Headers) -> Option<(u32, u
 /// Executes a FLUSH or ATOMIC WRITE request taken in order, with rxe's
 /// checks and NAK codes: the QP's access flags (else an invalid request),
 /// then the R_Key, range and rights (else a remote access error), then the
-/// form of an ATOMIC WRITE and its alignment (else an invalid request).
-pub(crate) fn execute(ctx: &QpCtx<'_>, st: &QpState_, pkt: &Packet<'_>) -> Result<(), NakCode> {
-    let reth = pkt.headers.reth.ok_or(NakCode::InvalidRequest)?;
+/// form of an ATOMIC WRITE and its alignment (else an invalid request). An
+/// ATOMIC WRITE to a page of a region paged on demand that is not mapped
+/// is refused with the fault to resolve first, having done nothing.
+///
+/// A FLUSH touches no page: pages an ODP region does not map now hold
+/// nothing the device wrote that is not already visible.
+pub(crate) fn execute(
+    ctx: &QpCtx<'_>,
+    st: &QpState_,
+    pkt: &Packet<'_>,
+) -> Result<(), Refusal<NakCode>> {
+    let reth = pkt
+        .headers
+        .reth
+        .ok_or(Refusal::Denied(NakCode::InvalidRequest))?;
     let qp_access = st.attr.get().qp_access_flags as u32;
     if let Some(feth) = pkt.headers.feth {
-        flush(ctx, qp_access, reth, feth)
+        flush(ctx, qp_access, reth, feth).map_err(Refusal::Denied)
     } else {
         atomic_write(ctx, st, qp_access, reth, pkt)
     }
@@ -93,9 +108,10 @@ fn atomic_write(
     qp_access: u32,
     reth: Reth,
     pkt: &Packet<'_>,
-) -> Result<(), NakCode> {
+) -> Result<(), Refusal<NakCode>> {
+    let deny = |code| Refusal::Denied(code);
     if qp_access & REMOTE_WRITE == 0 || st.attr.get().max_dest_rd_atomic == 0 {
-        return Err(NakCode::InvalidRequest);
+        return Err(deny(NakCode::InvalidRequest));
     }
     let (mr, at) = resolve_rkey(
         ctx.mem,
@@ -104,18 +120,27 @@ fn atomic_write(
         u64::from(reth.len),
         REMOTE_WRITE,
     )
-    .map_err(|_| NakCode::RemoteAccessError)?;
+    .map_err(|_| deny(NakCode::RemoteAccessError))?;
     if !atomic_write_ok(reth.len, pkt.payload.len(), pkt.layout.pad) {
-        return Err(NakCode::InvalidRequest);
+        return Err(deny(NakCode::InvalidRequest));
     }
-    let data = pkt.atomic_write_data().ok_or(NakCode::InvalidRequest)?;
+    let data = pkt
+        .atomic_write_data()
+        .ok_or(deny(NakCode::InvalidRequest))?;
     // The bytes land as they came, as rxe stores them.
     let value = u64::from_ne_bytes(data.data);
     match mr.atomic_at(at, AtomicOp::Write(value)) {
         Ok(_) => Ok(()),
         // The range was checked: a misaligned target (rxe's
         // RESPST_ERR_MISALIGNED_ATOMIC).
-        Err(e) if e == EINVAL => Err(NakCode::InvalidRequest),
-        Err(_) => Err(NakCode::RemoteAccessError),
+        Err(e) if e == EINVAL => Err(deny(NakCode::InvalidRequest)),
+        Err(e) => Err(Refusal::of(
+            e,
+            &mr,
+            at,
+            ATOMIC_WRITE_LEN.into(),
+            true,
+            NakCode::RemoteAccessError,
+        )),
     }
 }

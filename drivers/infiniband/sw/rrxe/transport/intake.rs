@@ -141,7 +141,11 @@ impl QpInner {
     pub(crate) fn arrive(self: &Arc<Self>, dg: RxDatagram, bulk: bool) {
         let here = !bulk && (self.runs_here() || !self.streaming());
         if here && self.rx_backlog.load(Ordering::Acquire) == 0 {
-            self.take(&dg);
+            if self.take(&dg) {
+                // It waits for a page fault: queued after all, first.
+                self.rx_backlog.fetch_add(1, Ordering::AcqRel);
+                self.hold(dg);
+            }
             return;
         }
         // Counted before it can be seen in the queue, so that nothing
@@ -168,8 +172,17 @@ impl QpInner {
         }
         let mut taken = 0;
         loop {
-            while let Some(dg) = self.rxq.pop() {
-                self.take(&dg);
+            // Nothing is taken while the datagram at the head waits for a
+            // page fault: the fault work queues a run once it is resolved.
+            while !self.rx_held.load(Ordering::Acquire) {
+                let Some(dg) = self.rxq.pop() else {
+                    break;
+                };
+                if self.take(&dg) {
+                    // Still counted in the backlog.
+                    self.hold(dg);
+                    break;
+                }
                 drop(dg);
                 self.rx_backlog.fetch_sub(1, Ordering::AcqRel);
                 taken += 1;
@@ -188,10 +201,21 @@ impl QpInner {
     }
 
     /// Checks a datagram and hands its packet to the completer or
-    /// responder.
-    fn take(self: &Arc<Self>, dg: &RxDatagram) {
-        if let Some(pkt) = checked(dg) {
-            self.receive(&pkt, &meta(dg));
-        }
+    /// responder. Returns whether it waits for a page fault (nothing of it
+    /// done): the caller holds it ([`QpInner::hold`]).
+    fn take(self: &Arc<Self>, dg: &RxDatagram) -> bool {
+        checked(dg).is_some_and(|pkt| self.receive(&pkt, &meta(dg)))
+    }
+
+    /// `dg`, counted in `rx_backlog`, waits for a page fault of a region
+    /// paged on demand: back at the head of the queue, where no run takes
+    /// it (nor anything behind it) until the fault work has resolved the
+    /// fault and cleared `rx_held`. The flag is set first, so that no run
+    /// takes the datagram back before; the fault work is queued last, so
+    /// that it finds the datagram held.
+    fn hold(self: &Arc<Self>, dg: RxDatagram) {
+        self.rx_held.store(true, Ordering::Release);
+        self.rxq.push_front(dg);
+        self.defer(Deferred::Fault);
     }
 }

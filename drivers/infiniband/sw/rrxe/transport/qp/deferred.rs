@@ -23,6 +23,7 @@ use core::sync::atomic::{AtomicU32, Ordering};
 use kernel::{
     impl_has_work,
     sync::{Arc, ArcBorrow},
+    workqueue,
 };
 
 /// The work a QP defers (see [`QpInner::defer`]); delays in nanoseconds.
@@ -44,6 +45,9 @@ pub(in crate::transport) enum Deferred {
     Retransmit(u64),
     /// The end of an RNR wait.
     RnrWait(u64),
+    /// The page faults the data path asked for, in process context with
+    /// bottom halves on (faulting sleeps), on any CPU.
+    Fault,
 }
 
 /// How much later than asked a timer may expire, as a share of its delay
@@ -79,6 +83,7 @@ impl_has_work! {
     impl HasWork<Self, 3> for QpInner { self.rx_task }
     impl HasWork<Self, 4> for QpInner { self.task_left }
     impl HasWork<Self, 5> for QpInner { self.rx_left }
+    impl HasWork<Self, 6> for QpInner { self.fault_task }
 }
 
 /// The home CPU of the next QP (see [`QpInner::home`]): the online CPUs
@@ -120,6 +125,10 @@ impl QpInner {
             }
             Deferred::Retransmit(ns) => SoftTimer::<_, 1>::arm(self, ns, slack(ns)),
             Deferred::RnrWait(ns) => SoftTimer::<_, 2>::arm(self, ns, slack(ns)),
+            Deferred::Fault => {
+                // Queued already: that run takes what was just asked.
+                let _ = workqueue::system_unbound().enqueue::<_, 6>(self.clone());
+            }
         }
         drop(open);
     }

@@ -34,6 +34,7 @@ impl QpInner {
             let mut st = self.state.lock();
             st.send.reset();
             st.resp.reset();
+            st.faults.clear();
         }
         if let Some(sq) = (*self.sq.lock()).as_mut() {
             sq.clear();
@@ -51,6 +52,7 @@ impl QpInner {
             let mut st = self.state.lock();
             st.send.reset();
             st.resp.reset();
+            st.faults.clear();
         }
         self.flush_queues();
         if self.has_srq {

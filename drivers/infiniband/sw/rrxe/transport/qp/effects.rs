@@ -27,7 +27,9 @@
 //!    raised under the lock, so a consumer hears that its CQ overflowed
 //!    before its handler polls it;
 //! 3. the send CQ's handler, then the receive CQ's;
-//! 4. queueing the retransmit timer, then the end of an RNR wait;
+//! 4. queueing the retransmit timer, then the end of an RNR wait, then
+//!    the page fault work (the send side's; a held datagram queues the
+//!    receive side's once it is back in the queue, see `intake.rs`);
 //! 5. SQ drained (`IB_EVENT_SQ_DRAINED`);
 //! 6. the flush into ERR, last: the consumer hears of the completions the
 //!    pass posted before the flush completes the rest in error; a QP that
@@ -92,6 +94,12 @@ pub(crate) struct Effects {
     /// The SQ drained in SQD; once settled, only if the consumer asked to
     /// be told (`en_sqd_async_notify`).
     pub(in crate::transport) sq_drained: bool,
+    /// The datagram being taken waits for a page fault: the receive path
+    /// puts it back at the head of the queue (and queues the fault work).
+    hold: bool,
+    /// The send side asked for a page fault: the fault work is to be
+    /// queued.
+    pub(in crate::transport) fault: bool,
 }
 
 impl Effects {
@@ -110,6 +118,8 @@ impl Effects {
             retransmit_in: None,
             rnr_delay_us: None,
             sq_drained: false,
+            hold: false,
+            fault: false,
         }
     }
 
@@ -164,6 +174,22 @@ impl Effects {
     /// timer rather than running now).
     pub(crate) fn rnr_waits(&self) -> bool {
         self.rnr_delay_us.is_some()
+    }
+
+    /// The datagram being taken waits for a page fault.
+    pub(crate) fn hold_packet(&mut self) {
+        self.hold = true;
+    }
+
+    /// Whether the datagram being taken waits for a page fault (it is
+    /// then neither answered nor counted: it comes back).
+    pub(crate) fn holds_packet(&self) -> bool {
+        self.hold
+    }
+
+    /// The send side asked for a page fault.
+    pub(crate) fn queue_fault(&mut self) {
+        self.fault = true;
     }
 
     /// In SQD, the last flight completed: SQD is reached.

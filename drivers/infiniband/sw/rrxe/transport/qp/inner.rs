@@ -20,7 +20,7 @@ use crate::{
     queues::srq::SrqInner,
     transport::dev_ctx::DevCtx,
 };
-use core::sync::atomic::{AtomicU32, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use kernel::{
     prelude::*,
     sync::{Arc, SpinLockIrq},
@@ -99,6 +99,16 @@ pub(crate) struct QpInner {
     /// the same CPU (an item of its own: a work item belongs to one queue).
     #[pin]
     pub(in crate::transport) rx_left: Work<QpInner, 5>,
+    /// The datagram at the head of `rxq` waits for a page fault (a region
+    /// paged on demand): no run of `rxq` takes anything until the fault
+    /// work has resolved it and cleared this. Set before the datagram is
+    /// put back, so that no run takes it back first.
+    pub(in crate::transport) rx_held: AtomicBool,
+    /// The page faults the data path asked for (`QpState_::faults`),
+    /// resolved in process context with bottom halves on, where faulting
+    /// may sleep: `system_unbound_wq`.
+    #[pin]
+    pub(in crate::transport) fault_task: Work<QpInner, 6>,
     /// The requester/READ-responder run, when it continues later:
     /// bottom-half work on the home CPU.
     #[pin]

@@ -13,6 +13,8 @@
 //! - [`deferred`]: the gate every queueing of the QP's work items and
 //!   timers goes through, which `destroy_qp` closes;
 //! - [`drain`]: emptying the queues on RESET and in ERR;
+//! - [`faults`]: the page faults the data path waits for (regions paged
+//!   on demand);
 //! - [`attr`]: checking and copying the attributes `modify_qp` sets.
 //!
 //! These are the QP's own rooms, below the roles: the roles name its
@@ -34,6 +36,7 @@ mod ctx;
 mod deferred;
 mod drain;
 mod effects;
+mod faults;
 mod inner;
 mod report;
 mod run_once;
@@ -47,6 +50,7 @@ pub(in crate::transport) use self::{
 pub(crate) use self::{
     ctx::QpCtx,
     effects::{Effects, ErrCause},
+    faults::{Faults, Missing, Side},
     inner::{QpInner, RrxeQp},
     report::QpFile,
     state::QpState_,

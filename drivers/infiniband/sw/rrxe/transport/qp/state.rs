@@ -10,6 +10,7 @@
 //! lock but may only carry out after it is not kept here: it goes into an
 //! [`Effects`](super::effects::Effects), which lives for one pass.
 
+use super::faults::Faults;
 use crate::{
     dev::{counters::CounterSet, path::Path},
     ffi::ib::StoredQpAttr,
@@ -51,6 +52,10 @@ pub(crate) struct QpState_ {
     /// finds it at no extra cost and keeps a reference for its length
     /// (`counting`): bind and unbind swap it under the same lock.
     pub(in crate::transport) counter: Option<Arc<CounterSet>>,
+    /// The page faults the data path asked for, one per side, and the
+    /// failure of the last one until the access it was for comes back
+    /// (regions paged on demand; see `faults.rs`).
+    pub(in crate::transport) faults: Faults,
 }
 
 impl QpState_ {

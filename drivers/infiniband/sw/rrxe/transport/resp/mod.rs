@@ -40,9 +40,10 @@ pub(crate) use state::RespState;
 
 use crate::{
     logic::qp_state::QpType,
-    proto::packet::Packet,
+    mem::odp::Refusal,
+    proto::{headers::NakCode, packet::Packet},
     queues::queue::SharedQueue,
-    transport::qp::{Effects, QpCtx, QpState_},
+    transport::qp::{Effects, Missing, QpCtx, QpState_, Side},
 };
 
 /// Handles a request packet (the caller checked the QP type, state and
@@ -60,5 +61,20 @@ pub(crate) fn on_request(
         QpType::Rc => rc::on_rc(ctx, st, fx, rq, pkt, meta.ndev),
         QpType::Uc => uc::on_uc(ctx, st, fx, rq, pkt),
         _ => ud::on_ud(ctx, st, fx, rq, pkt, meta),
+    }
+}
+
+/// What the responder does about an access to local memory that did not
+/// happen: `None` if it waits for pages to be faulted in (the datagram is
+/// held, nothing of it done), else the NAK to answer. A fault that failed
+/// is memory the process does not have: a remote access error, as rxe's
+/// R_Key violation.
+fn refused(st: &mut QpState_, fx: &mut Effects, r: Refusal<NakCode>) -> Option<NakCode> {
+    match r {
+        Refusal::Denied(code) => Some(code),
+        Refusal::Missing(fault) => match st.page_missing(fx, Side::Rx, fault) {
+            Missing::Wait => None,
+            Missing::Fail => Some(NakCode::RemoteAccessError),
+        },
     }
 }

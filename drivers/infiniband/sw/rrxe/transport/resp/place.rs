@@ -12,6 +12,7 @@
 
 use super::{
     recv_wqe::{fail_recv, finish_recv, recv_scatter, take_recv},
+    refused,
     state::InProgress,
 };
 use crate::{
@@ -22,9 +23,10 @@ use crate::{
     },
     mem::copy::MemError,
     mem::mw::resolve_rkey,
+    mem::odp::Refusal,
     proto::{headers::NakCode, opcode::OpcodeInfo, packet::Packet},
     queues::queue::SharedQueue,
-    transport::qp::{Effects, QpCtx, QpState_},
+    transport::qp::{Effects, Missing, QpCtx, QpState_, Side},
 };
 
 /// The opcode must continue the message in progress (or start one).
@@ -66,6 +68,10 @@ pub(super) enum Placement {
     /// UC: the message does not fit its receive and is dropped; the QP
     /// goes on (its receive was dealt with).
     Dropped,
+    /// Pages of a region paged on demand are not mapped: the packet waits
+    /// for the fault (its datagram held) with nothing of it done but the
+    /// receive taken, which it finds again when it comes back.
+    Wait,
 }
 
 /// Places a SEND or WRITE packet; completes the receive at the end of a
@@ -83,35 +89,22 @@ pub(super) fn place(
         return Err(Placement::Rnr);
     }
     if info.is_write() {
-        write_payload(ctx, st, pkt)?;
+        write_payload(ctx, st, fx, pkt)?;
     } else {
-        st.resp.cur = InProgress::Send;
         let offset = st.resp.recv_offset;
-        recv_scatter(ctx, st, offset, pkt.payload).map_err(|e| {
-            if e == MemError::Length {
-                let srq = st.resp.recv_from_srq;
-                match on_length_error(ctx.ty, srq) {
-                    LengthError::Fatal => {}
-                    LengthError::CompleteInError => {
-                        // UC on an SRQ (class E): the receive it took
-                        // completes in error, the QP goes on.
-                        fail_recv(ctx, st, fx, rq.as_deref_mut(), pkt.headers.bth.solicited);
-                        return Placement::Dropped;
-                    }
-                    LengthError::Drop => {
-                        // UC on an RQ (class D): the receive stays posted
-                        // for the next message, from its start.
-                        st.resp.have_recv = false;
-                        st.resp.recv_offset = 0;
-                        return Placement::Dropped;
-                    }
-                }
-            }
-            // The receive completes in error and the QP fails.
-            let status = WcStatus::from(WcError::from(e));
-            finish_recv(ctx, st, fx, rq.as_deref_mut(), pkt, status);
-            Placement::Nak(NakCode::InvalidRequest)
-        })?;
+        let placed = match recv_scatter(ctx, st, offset, pkt.payload) {
+            Err(MemError::Missing(fault)) => match st.page_missing(fx, Side::Rx, fault) {
+                Missing::Wait => return Err(Placement::Wait),
+                Missing::Fail => Err(MemError::Protection),
+            },
+            placed => placed,
+        };
+        if let Err(e) = placed {
+            return Err(send_failed(ctx, st, fx, rq, pkt, e));
+        }
+        // Only now: a packet that waited for its pages comes back as the
+        // same part of the message.
+        st.resp.cur = InProgress::Send;
         st.resp.recv_offset = offset.saturating_add(pkt.payload.len() as u32);
     }
     if info.is_last() {
@@ -124,9 +117,50 @@ pub(super) fn place(
     Ok(())
 }
 
+/// A SEND packet whose payload could not be scattered into the receive
+/// (`e`): what becomes of the receive and the message (the error classes of
+/// `logic::resp::on_length_error`).
+fn send_failed(
+    ctx: &QpCtx<'_>,
+    st: &mut QpState_,
+    fx: &mut Effects,
+    mut rq: Option<&mut SharedQueue>,
+    pkt: &Packet<'_>,
+    e: MemError,
+) -> Placement {
+    if matches!(e, MemError::Length) {
+        let srq = st.resp.recv_from_srq;
+        match on_length_error(ctx.ty, srq) {
+            LengthError::Fatal => {}
+            LengthError::CompleteInError => {
+                // UC on an SRQ (class E): the receive it took completes in
+                // error, the QP goes on.
+                fail_recv(ctx, st, fx, rq.as_deref_mut(), pkt.headers.bth.solicited);
+                return Placement::Dropped;
+            }
+            LengthError::Drop => {
+                // UC on an RQ (class D): the receive stays posted for the
+                // next message, from its start.
+                st.resp.have_recv = false;
+                st.resp.recv_offset = 0;
+                return Placement::Dropped;
+            }
+        }
+    }
+    // The receive completes in error and the QP fails.
+    let status = WcStatus::from(WcError::from(e));
+    finish_recv(ctx, st, fx, rq, pkt, status);
+    Placement::Nak(NakCode::InvalidRequest)
+}
+
 /// The RDMA WRITE part of a packet: the RETH (first packet) is checked
 /// against the MR table, every packet against what is left of it.
-fn write_payload(ctx: &QpCtx<'_>, st: &mut QpState_, pkt: &Packet<'_>) -> Result<(), Placement> {
+fn write_payload(
+    ctx: &QpCtx<'_>,
+    st: &mut QpState_,
+    fx: &mut Effects,
+    pkt: &Packet<'_>,
+) -> Result<(), Placement> {
     let len = pkt.payload.len() as u32;
     let (rkey, va, resid, total) = match (st.resp.cur, pkt.headers.reth) {
         (
@@ -165,8 +199,10 @@ fn write_payload(ctx: &QpCtx<'_>, st: &mut QpState_, pkt: &Packet<'_>) -> Result
     if len > 0 || resid > 0 {
         let (mr, at) = resolve_rkey(ctx.mem, rkey, va, u64::from(len), REMOTE_WRITE)
             .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;
-        mr.write_at(at, pkt.payload)
-            .map_err(|_| Placement::Nak(NakCode::RemoteAccessError))?;
+        if let Err(e) = mr.write_at(at, pkt.payload) {
+            let r = Refusal::of(e, &mr, at, u64::from(len), true, NakCode::RemoteAccessError);
+            return Err(refused(st, fx, r).map_or(Placement::Wait, Placement::Nak));
+        }
     }
     st.resp.cur = InProgress::Write {
         rkey,

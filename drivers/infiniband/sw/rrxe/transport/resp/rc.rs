@@ -17,6 +17,7 @@ use super::{
     duplicate::duplicate,
     place::{check_length, check_sequence, place, Placement},
     read::start_read,
+    refused,
     state::Resource,
 };
 use crate::{
@@ -45,6 +46,10 @@ enum Answer {
     AtomicAck(u64),
     /// An empty READ response (FLUSH, ATOMIC WRITE).
     EmptyRead,
+    /// Nothing yet: the request waits for pages of a region paged on
+    /// demand, with nothing of it done; its datagram is held and comes
+    /// back.
+    Hold,
 }
 
 /// Handles an RC request: in order, a duplicate, or past a gap.
@@ -96,6 +101,7 @@ pub(super) fn on_rc(
         }
         Answer::AtomicAck(orig) => send_atomic_ack(st, ndev, out, psn, orig),
         Answer::EmptyRead => send_empty_read(st, ndev, out, psn),
+        Answer::Hold => {}
     }
 }
 
@@ -147,7 +153,7 @@ fn execute(
                 st.resp.nak_sent = false;
                 Answer::AtomicAck(orig)
             }
-            Err(code) => Answer::Nak(code),
+            Err(r) => refused(st, fx, r).map_or(Answer::Hold, Answer::Nak),
         };
     }
     if info.is_flush() || info.is_atomic_write() {
@@ -161,7 +167,7 @@ fn execute(
                 st.resp.add_resource(Resource::Done { psn, pending }, depth);
                 Answer::EmptyRead
             }
-            Err(code) => Answer::Nak(code),
+            Err(r) => refused(st, fx, r).map_or(Answer::Hold, Answer::Nak),
         };
     }
     if !info.is_send() && !info.is_write() {
@@ -179,6 +185,7 @@ fn execute(
         }
         Err(Placement::Rnr) => Answer::Rnr,
         Err(Placement::Nak(code)) => Answer::Nak(code),
+        Err(Placement::Wait) => Answer::Hold,
         // Not for RC (`on_length_error`).
         Err(Placement::Dropped) => Answer::None,
     }

@@ -22,14 +22,14 @@ use crate::{
         resp::ReadReq,
         segment::{packet_span, position, read_response_opcode},
     },
-    mem::mw::resolve_rkey,
+    mem::{mw::resolve_rkey, odp::Refusal},
     proto::{
-        headers::{Aeth, NakCode},
+        headers::{Aeth, NakCode, Syndrome},
         opcode::ExtHeader,
         packet::{Headers, Packet},
     },
-    transport::qp::{Effects, QpCtx, QpState_},
-    transport::xmit::{self, Outbox},
+    transport::qp::{Effects, ErrCause, Missing, QpCtx, QpState_, Side},
+    transport::xmit,
 };
 
 /// Checks a READ request and records it; returns its response count.
@@ -73,7 +73,6 @@ pub(crate) fn send_read_responses(
     fx: &mut Effects,
     ndev: &NetDev,
 ) -> bool {
-    let out = &mut fx.out;
     if !st.resp.reads_pending {
         return false;
     }
@@ -88,6 +87,7 @@ pub(crate) fn send_read_responses(
         };
         match slot.owed() {
             Some(owed) => {
+                let out = &mut fx.out;
                 if !out.has_room() {
                     return true;
                 }
@@ -98,38 +98,54 @@ pub(crate) fn send_read_responses(
                 }
             }
             None if matches!(slot, Resource::Read { .. }) => {
-                if send_read(ctx, st, ndev, out, &path, i) {
-                    return true;
+                match send_read(ctx, st, fx, ndev, &path, i) {
+                    ReadEnd::Done => {}
+                    ReadEnd::Full => return true,
+                    // Nothing after it may leave first: all wait for the
+                    // fault, which runs the responses again.
+                    ReadEnd::Paused => return false,
                 }
             }
             None => {}
         }
     }
     if let Some((psn, syndrome)) = st.resp.deferred {
-        if !out.has_room() {
+        if !fx.out.has_room() {
             return true;
         }
         st.resp.deferred = None;
-        emit_ack(st, ndev, out, psn, syndrome);
+        emit_ack(st, ndev, &mut fx.out, psn, syndrome);
     }
     st.resp.reads_pending = false;
     false
 }
 
+/// How sending a READ's responses stopped.
+enum ReadEnd {
+    /// All sent (or the READ ended).
+    Done,
+    /// The outbox ran out: some responses are still pending.
+    Full,
+    /// Pages of a region paged on demand are not mapped: the responses
+    /// wait for the fault (asked for in the effects), which runs them
+    /// again.
+    Paused,
+}
+
 /// Sends what the outbox has room for of the READ in resource `i` (its
 /// age: 0 is the oldest).
-/// Returns whether the outbox ran out (some responses are still pending).
 fn send_read(
     ctx: &QpCtx<'_>,
     st: &mut QpState_,
+    fx: &mut Effects,
     ndev: &NetDev,
-    out: &mut Outbox,
     path: &Path,
     i: usize,
-) -> bool {
+) -> ReadEnd {
     loop {
+        let out = &mut fx.out;
         let Some(Resource::Read { cur, next, .. }) = st.resp.res.get(i).copied() else {
-            return false;
+            return ReadEnd::Done;
         };
         let ReadReq {
             rkey,
@@ -139,13 +155,13 @@ fn send_read(
             npkts,
         } = cur;
         if next >= npkts {
-            return false;
+            return ReadEnd::Done;
         }
         if !out.has_room() {
-            return true;
+            return ReadEnd::Full;
         }
         let Some((offset, plen)) = packet_span(len, st.mtu, next) else {
-            return false;
+            return ReadEnd::Done;
         };
         let pos = position(next, npkts);
         let psn = first_psn.add(next);
@@ -160,23 +176,45 @@ fn send_read(
                 return Ok(());
             }
             let at_va = va.wrapping_add(u64::from(offset));
-            let (mr, at) = resolve_rkey(ctx.mem, rkey, at_va, dst.len() as u64, REMOTE_READ)
-                .map_err(|_| ())?;
-            mr.read_at(at, dst).map_err(|_| ())
+            let n = dst.len() as u64;
+            let (mr, at) = resolve_rkey(ctx.mem, rkey, at_va, n, REMOTE_READ)
+                .map_err(|_| Refusal::Denied(()))?;
+            mr.read_at(at, dst)
+                .map_err(|e| Refusal::of(e, &mr, at, n, false, ()))
         });
         match built {
             Ok(p) => out.push(p),
             // The MR went away under the READ: nothing more to send.
-            Err(xmit::BuildError::Payload(())) => {
-                if let Some(r) = st.resp.res.get_mut(i) {
-                    *r = Resource::Free;
-                }
-                return false;
+            Err(xmit::BuildError::Payload(Refusal::Denied(()))) => {
+                end_read(st, i);
+                return ReadEnd::Done;
             }
-            Err(xmit::BuildError::NoBuffer) => return true,
+            Err(xmit::BuildError::Payload(Refusal::Missing(fault))) => {
+                match st.page_missing(fx, Side::Tx, fault) {
+                    Missing::Wait => return ReadEnd::Paused,
+                    Missing::Fail => {
+                        // Memory the process does not have: as rxe's R_Key
+                        // violation, a remote access error, and the QP
+                        // fails (class C).
+                        end_read(st, i);
+                        let code = NakCode::RemoteAccessError;
+                        emit_ack(st, ndev, &mut fx.out, psn, Syndrome::Nak(code));
+                        fx.enter_error(ErrCause::NakSent(code));
+                        return ReadEnd::Done;
+                    }
+                }
+            }
+            Err(xmit::BuildError::NoBuffer) => return ReadEnd::Full,
         }
         if let Some(Resource::Read { next, .. }) = st.resp.res.get_mut(i) {
             *next += 1;
         }
+    }
+}
+
+/// The READ in resource `i` ends with nothing more sent.
+fn end_read(st: &mut QpState_, i: usize) {
+    if let Some(r) = st.resp.res.get_mut(i) {
+        *r = Resource::Free;
     }
 }

@@ -9,7 +9,7 @@
 //! be placed, drops the rest of its message too; nothing is answered.
 
 use super::{
-    place::{check_length, check_sequence, place},
+    place::{check_length, check_sequence, place, Placement},
     state::InProgress,
 };
 use crate::{
@@ -29,6 +29,9 @@ pub(super) fn on_uc(
 ) {
     let psn = pkt.headers.bth.psn;
     let info = pkt.info();
+    // What a packet that waits for its pages puts back, to come back as
+    // if it had not been seen.
+    let before = (st.resp.psn, st.resp.cur, st.resp.recv_offset);
     if psn != st.resp.psn && !info.is_first() {
         // A lost packet: drop the rest of this message; resynchronise on
         // the next first packet.
@@ -58,14 +61,18 @@ pub(super) fn on_uc(
         };
         return;
     }
-    if place(ctx, st, fx, rq, pkt).is_err() {
-        st.resp.cur = if info.is_last() {
-            InProgress::None
-        } else {
-            InProgress::Drop
-        };
-        if !st.resp.recv_from_srq {
-            st.resp.have_recv = false;
+    match place(ctx, st, fx, rq, pkt) {
+        Ok(()) => {}
+        Err(Placement::Wait) => (st.resp.psn, st.resp.cur, st.resp.recv_offset) = before,
+        Err(_) => {
+            st.resp.cur = if info.is_last() {
+                InProgress::None
+            } else {
+                InProgress::Drop
+            };
+            if !st.resp.recv_from_srq {
+                st.resp.have_recv = false;
+            }
         }
     }
 }

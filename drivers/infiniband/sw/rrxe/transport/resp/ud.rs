@@ -17,9 +17,10 @@ use crate::{
         wc::{WcError, WcFlags, WcStatus},
         wqe,
     },
+    mem::copy::MemError,
     proto::packet::Packet,
     queues::queue::SharedQueue,
-    transport::qp::{Effects, QpCtx, QpState_},
+    transport::qp::{Effects, Missing, QpCtx, QpState_, Side},
 };
 
 /// The 40 bytes that precede a UD receive's payload: the IPv6 header, or
@@ -55,7 +56,8 @@ pub(super) fn on_ud(
         return;
     }
     let mut rq = rq;
-    if !take_recv(ctx, st, fx, rq.as_deref_mut()) {
+    // A datagram that waited for its pages finds the receive it took.
+    if !st.resp.have_recv && !take_recv(ctx, st, fx, rq.as_deref_mut()) {
         return;
     }
     // The GRH and the payload must fit the receive before a byte is placed
@@ -73,8 +75,16 @@ pub(super) fn on_ud(
         return;
     }
     let grh = grh_bytes(meta.ip_header);
-    let placed = recv_scatter(ctx, st, 0, &grh)
-        .and_then(|()| recv_scatter(ctx, st, grh.len() as u32, pkt.payload));
+    let placed = match recv_scatter(ctx, st, 0, &grh)
+        .and_then(|()| recv_scatter(ctx, st, grh.len() as u32, pkt.payload))
+    {
+        // Held, the receive kept for when it comes back.
+        Err(MemError::Missing(fault)) => match st.page_missing(fx, Side::Rx, fault) {
+            Missing::Wait => return,
+            Missing::Fail => Err(MemError::Protection),
+        },
+        placed => placed,
+    };
     let status = WcStatus::from(placed.map_err(WcError::from));
     st.resp.recv_offset = (grh.len() + pkt.payload.len()) as u32;
     let mut c = recv_completion(ctx, st, status, st.resp.recv_offset, deth.src_qpn);

@@ -19,7 +19,10 @@ use crate::{
         wc::{WcError, WcOpcode, WcStatus},
         wqe,
     },
-    mem::copy,
+    mem::{
+        copy::{self, MemError},
+        odp::PageFault,
+    },
     proto::{
         headers::{NakCode, Syndrome},
         opcode::OpClass,
@@ -28,7 +31,7 @@ use crate::{
     },
     queues::cq::Completion,
     queues::queue::SharedQueue,
-    transport::qp::{Effects, ErrCause, QpCtx, QpState_},
+    transport::qp::{Effects, ErrCause, Missing, QpCtx, QpState_, Side},
 };
 
 /// Handles a response packet for this RC QP (the caller checked the QP
@@ -48,7 +51,7 @@ pub(crate) fn on_response(
     }
     match pkt.info().class() {
         OpClass::ReadResponse => on_read_response(ctx, st, fx, sq, pkt),
-        OpClass::AtomicAck => on_atomic_ack(ctx, st, sq, pkt),
+        OpClass::AtomicAck => on_atomic_ack(ctx, st, fx, sq, pkt),
         _ => {
             let Some(aeth) = pkt.headers.aeth else {
                 return;
@@ -212,7 +215,7 @@ fn on_read_response(
         fail_at(st, psn, WcError::BadResp);
         return;
     }
-    if !place_in_wqe(ctx, st, sq, i, psn, offset, pkt.payload) {
+    if !place_in_wqe(ctx, st, fx, sq, (i, psn), offset, pkt.payload) {
         return;
     }
     note_progress(st, true);
@@ -220,42 +223,52 @@ fn on_read_response(
 }
 
 /// Copies `data`, an answer to flight `i` (READ response bytes, an
-/// atomic's original value), to byte `offset` of its WQE's buffers.
-/// Returns whether it was placed: not if the WQE is no longer in the SQ,
-/// nor if it cannot take the bytes, which fails the flight holding `psn`.
+/// atomic's original value) in the packet of `psn`, to byte `offset` of
+/// its WQE's buffers. Returns whether it was placed: not if the WQE is no
+/// longer in the SQ, nor if it cannot take the bytes, which fails the
+/// flight holding `psn`, nor if pages of the buffers are not mapped (a
+/// region paged on demand): the packet then waits for the fault (in
+/// `fx`), and comes back.
 fn place_in_wqe(
     ctx: &QpCtx<'_>,
     st: &mut QpState_,
+    fx: &mut Effects,
     sq: &SharedQueue,
-    i: usize,
-    psn: Psn,
+    (i, psn): (usize, Psn),
     offset: u32,
     data: &[u8],
 ) -> bool {
     if !sq.peek_nth(i as u32, &mut st.send.slot) {
         return false;
     }
-    let placed = match wqe::decode_send(
+    // Decoding borrows the slot copy: a fault is asked for after. The
+    // error is the failure's status, or the pages to fault in.
+    let placed: Result<(), Result<WcError, PageFault>> = match wqe::decode_send(
         &st.send.slot,
         QpType::Rc,
         ctx.cap.max_send_sge,
         ctx.cap.max_inline_data,
     ) {
         Ok(w) => match &w.payload {
-            wqe::Payload::Sges(sges) => {
-                copy::scatter(ctx.mem.mrs, ctx.mem.pd, sges, offset, data).map_err(WcError::from)
-            }
-            wqe::Payload::Inline(_) => Err(WcError::LocQpOp),
+            wqe::Payload::Sges(sges) => copy::scatter(ctx.mem.mrs, ctx.mem.pd, sges, offset, data)
+                .map_err(|e| match e {
+                    MemError::Missing(fault) => Err(fault),
+                    e => Ok(WcError::from(e)),
+                }),
+            wqe::Payload::Inline(_) => Err(Ok(WcError::LocQpOp)),
         },
-        Err(_) => Err(WcError::LocQpOp),
+        Err(_) => Err(Ok(WcError::LocQpOp)),
     };
-    match placed {
-        Ok(()) => true,
-        Err(e) => {
-            fail_at(st, psn, e);
-            false
-        }
-    }
+    let e = match placed {
+        Ok(()) => return true,
+        Err(Ok(e)) => e,
+        Err(Err(fault)) => match st.page_missing(fx, Side::Rx, fault) {
+            Missing::Wait => return false,
+            Missing::Fail => WcError::LocProt,
+        },
+    };
+    fail_at(st, psn, e);
+    false
 }
 
 /// Whether `pkt`, a READ response to the flight `f`, is the answer C rxe
@@ -267,7 +280,13 @@ fn is_empty_read_ack(f: &Flight, pkt: &Packet<'_>) -> bool {
         && pkt.payload.is_empty()
 }
 
-fn on_atomic_ack(ctx: &QpCtx<'_>, st: &mut QpState_, sq: &SharedQueue, pkt: &Packet<'_>) {
+fn on_atomic_ack(
+    ctx: &QpCtx<'_>,
+    st: &mut QpState_,
+    fx: &mut Effects,
+    sq: &SharedQueue,
+    pkt: &Packet<'_>,
+) {
     let psn = pkt.headers.bth.psn;
     let (Some(i), Some(ack)) = (st.send.flights().find(psn), pkt.headers.atomic_ack_eth) else {
         return;
@@ -280,7 +299,7 @@ fn on_atomic_ack(ctx: &QpCtx<'_>, st: &mut QpState_, sq: &SharedQueue, pkt: &Pac
         return;
     }
     // The original value lands in host byte order, as on any HCA.
-    if !place_in_wqe(ctx, st, sq, i, psn, 0, &ack.orig.to_ne_bytes()) {
+    if !place_in_wqe(ctx, st, fx, sq, (i, psn), 0, &ack.orig.to_ne_bytes()) {
         return;
     }
     note_progress(st, true);

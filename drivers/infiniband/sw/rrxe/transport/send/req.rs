@@ -17,14 +17,17 @@ use crate::{
         wc::{WcError, WcOpcode, WcResult, WcStatus},
         wqe::{self, Payload, SendOp, SendWqe, SEND_FENCE, SEND_SIGNALED, SEND_SOLICITED},
     },
-    mem::copy::{self, MemError},
+    mem::{
+        copy::{self, MemError},
+        odp::PageFault,
+    },
     proto::{
         headers::{AtomicEth, Bth, Deth, Ieth, ImmDt, Reth},
         opcode::Transport,
         packet::Headers,
     },
     queues::queue::SharedQueue,
-    transport::qp::{Effects, QpCtx, QpState_},
+    transport::qp::{Effects, Missing, QpCtx, QpState_, Side},
     transport::xmit::{self, BuildError},
 };
 
@@ -289,9 +292,17 @@ fn send_one(
     };
     st.send.slot = slot;
     match built {
-        Ok(Some(pkt)) => fx.out.push(pkt),
+        Ok(Built::Packet(pkt)) => fx.out.push(pkt),
         // No path or no AH (UD): nothing to send now; retried later.
-        Ok(None) => return false,
+        Ok(Built::Later) => return false,
+        // Its payload's pages are not mapped: sent once they are.
+        Ok(Built::Missing(fault)) => match st.page_missing(fx, Side::Tx, fault) {
+            Missing::Wait => return false,
+            Missing::Fail => {
+                st.send.fail_flight(i, WcError::LocProt);
+                return true;
+            }
+        },
         Err(e) => {
             st.send.fail_flight(i, e);
             return true;
@@ -327,8 +338,18 @@ fn route(ctx: &QpCtx<'_>, st: &QpState_, w: &SendWqe<'_>) -> Option<(Path, u16, 
     }
 }
 
-/// Builds packet `st.send.pkt()` of flight `f` from its WQE `w`. `Ok(None)`
-/// when it cannot be sent yet; an error fails the WQE.
+/// A request packet, or why there is none now.
+enum Built {
+    /// Built.
+    Packet(xmit::TxPacket),
+    /// It cannot be sent yet (no path, no buffer); tried again later.
+    Later,
+    /// Pages of its payload, in a region paged on demand, are not mapped.
+    Missing(PageFault),
+}
+
+/// Builds packet `st.send.pkt()` of flight `f` from its WQE `w`. An error
+/// fails the WQE.
 fn build_request(
     ctx: &QpCtx<'_>,
     st: &mut QpState_,
@@ -336,7 +357,7 @@ fn build_request(
     f: &Flight,
     ndev: &crate::ffi::net::NetDev,
     window_edge: bool,
-) -> WcResult<Option<xmit::TxPacket>> {
+) -> WcResult<Built> {
     let (_, _, kind) = classify(&w.op);
     let kind = kind.ok_or(WcError::LocQpOp)?;
     let Some((path, sport, dest_qpn, qkey)) = route(ctx, st, w) else {
@@ -345,7 +366,7 @@ fn build_request(
             // sent; it fails and the QP goes to ERR, as in rxe.
             Err(WcError::LocQpOp)
         } else {
-            Ok(None)
+            Ok(Built::Later)
         };
     };
     let idx = st.send.pkt();
@@ -445,9 +466,10 @@ fn build_request(
         }
     });
     match pkt {
-        Ok(p) => Ok(Some(p)),
+        Ok(p) => Ok(Built::Packet(p)),
+        Err(BuildError::Payload(MemError::Missing(fault))) => Ok(Built::Missing(fault)),
         Err(BuildError::Payload(e)) => Err(e.into()),
         // No memory: try again later.
-        Err(BuildError::NoBuffer) => Ok(None),
+        Err(BuildError::NoBuffer) => Ok(Built::Later),
     }
 }
