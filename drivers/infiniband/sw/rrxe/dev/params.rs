@@ -6,8 +6,8 @@
 
 use crate::{
     ffi::ib::{
-        self, AtomicCap, DeviceAttr, DeviceCapFlags, KernelCapFlags, PortAttr, PortCapFlags,
-        PortSpeed, PortWidth,
+        self, AtomicCap, DeviceAttr, DeviceCapFlags, KernelCapFlags, OdpCaps, OdpTransportCaps,
+        PortAttr, PortCapFlags, PortSpeed, PortWidth,
     },
     logic::mcast,
     proto::mtu,
@@ -75,6 +75,40 @@ fn device_cap_flags() -> DeviceCapFlags {
         | DeviceCapFlags::ATOMIC_WRITE
 }
 
+/// What a QP of one transport may do with regions paged on demand: what C
+/// rxe advertises, RC and UD (UC takes the same path but is not
+/// advertised, as rxe); nothing without on-demand paging in the kernel
+/// (`ib::odp_enabled`). Explicit ODP only: implicit ODP (the whole
+/// address space) is refused at registration.
+fn odp_caps(attr: &mut DeviceAttr) {
+    use OdpTransportCaps as T;
+    if !ib::odp_enabled() {
+        attr.set_odp_caps(OdpCaps::NONE, T::NONE, T::NONE, T::NONE);
+        return;
+    }
+    let rc = T::SEND
+        | T::RECV
+        | T::WRITE
+        | T::READ
+        | T::ATOMIC
+        | T::SRQ_RECV
+        | T::FLUSH
+        | T::ATOMIC_WRITE;
+    let ud = T::SEND | T::RECV | T::SRQ_RECV;
+    attr.set_odp_caps(OdpCaps::SUPPORT, rc, T::NONE, ud);
+}
+
+/// The capabilities offered to kernel consumers and the core: user
+/// unregistration (`rdma link delete`) and, if the kernel has it,
+/// on-demand paging (the core refuses `IB_ACCESS_ON_DEMAND` without it).
+fn kernel_cap_flags() -> KernelCapFlags {
+    if ib::odp_enabled() {
+        KernelCapFlags::ALLOW_USER_UNREG | KernelCapFlags::ON_DEMAND_PAGING
+    } else {
+        KernelCapFlags::ALLOW_USER_UNREG
+    }
+}
+
 /// Fills `attr` with rrxe's limits; `sys_image_guid` is in wire byte order.
 pub(crate) fn fill_device_attr(attr: &mut DeviceAttr, sys_image_guid: u64) {
     attr.sys_image_guid = sys_image_guid;
@@ -84,7 +118,8 @@ pub(crate) fn fill_device_attr(attr: &mut DeviceAttr, sys_image_guid: u64) {
     attr.max_qp = MAX_QP;
     attr.max_qp_wr = MAX_QP_WR;
     attr.set_device_caps(device_cap_flags());
-    attr.set_kernel_caps(KernelCapFlags::ALLOW_USER_UNREG);
+    attr.set_kernel_caps(kernel_cap_flags());
+    odp_caps(attr);
     attr.max_send_sge = MAX_SGE;
     attr.max_recv_sge = MAX_SGE;
     attr.max_sge_rd = MAX_SGE;

@@ -10,6 +10,7 @@ use crate::{
     ffi::rt,
     mem::mr::{MrSpec, RrxeMr},
     mem::mw::RrxeMw,
+    mem::odp,
 };
 use kernel::prelude::*;
 
@@ -39,9 +40,21 @@ pub(super) fn reg_user_mr(
     Ok((RrxeMr { inner }, keys))
 }
 
+/// `Operations::advise_mr`: prefetch of ranges of ODP regions of the PD.
+pub(super) fn advise_mr(
+    pd: &Pd<RrxeDevice>,
+    advice: ib::MrAdvice,
+    flags: ib::AdviseMrFlags,
+    sges: &[ib::KernelSge],
+) -> Result {
+    let mrs = &pd.device::<RrxeDevice>().shared.mrs;
+    odp::advise(mrs, pd.as_raw() as usize, advice, flags, sges)
+}
+
 /// `Operations::dereg_mr`: the MR out of the table; once no access to its
 /// memory is in progress, its pages are released (unpinned, for a
-/// process's MR) with the caller's reference.
+/// process's MR; the notifier removed, for an ODP one) with the caller's
+/// reference.
 pub(super) fn dereg_mr(mr: &Mr<RrxeDevice>) -> Result {
     // Refused while memory windows are bound (as rxe); afterwards no
     // window can bind to it.

@@ -296,6 +296,15 @@ impl Operations for RrxeDevice {
         mem::dereg_mr(mr)
     }
 
+    fn advise_mr(
+        pd: &Pd<Self>,
+        advice: ib::MrAdvice,
+        flags: ib::AdviseMrFlags,
+        sges: &[ib::KernelSge],
+    ) -> Result {
+        mem::advise_mr(pd, advice, flags, sges)
+    }
+
     fn alloc_mr(pd: &Pd<Self>, mr_type: ib::MrType, max_num_sg: u32) -> Result<(RrxeMr, MrKeys)> {
         mem::alloc_mr(pd, mr_type, max_num_sg)
     }
