@@ -104,9 +104,10 @@ impl Covers for PageFault {
 /// address and length: prefetch (map the pages for reading, for writing,
 /// or those present without faulting), as rxe. With
 /// [`AdviseMrFlags::FLUSH`] every error is reported; without, the advice
-/// is best effort: only the SGEs are checked (`EINVAL` for a key of no ODP
-/// region of the PD, a range outside it), faults that fail are not
-/// reported. Process context.
+/// is best effort: only the SGEs are checked (`EINVAL` for a key that
+/// names no ODP region of the PD, `EFAULT` for a range outside the region,
+/// as rxe and mlx5 answer), faults that fail are not reported. Process
+/// context.
 ///
 /// Both are done before returning. (rxe does the second in a work item;
 /// here no work item can outlive the device or the module: nothing is left
@@ -129,12 +130,14 @@ pub(crate) fn advise(
     let mut regions = KVec::with_capacity(sges.len(), GFP_KERNEL)?;
     for sge in sges {
         let len = u64::from(sge.length);
-        let (mr, at) = mrs
-            .lookup(sge.lkey, pd, sge.addr, len, 0)
-            .map_err(|_| EINVAL)?;
-        if !mr.is_odp() {
-            return Err(EINVAL);
-        }
+        let mr = mrs
+            .get(sge.lkey)
+            .filter(|mr| mr.in_pd(pd) && mr.is_odp())
+            .ok_or(EINVAL)?;
+        // A stale key (EINVAL) or a range outside the region.
+        let at = mr
+            .check(sge.lkey, sge.addr, len, 0)
+            .map_err(|e| if e == EACCES { EFAULT } else { e })?;
         // As rxe: a write prefetch of a region registered read-only.
         if how == OdpFault::Write && !mr.is_writable() {
             return Err(EPERM);
