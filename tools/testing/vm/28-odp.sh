@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# On-demand paging (issue 15; Documentation/design.rst, "On-demand
+# paging"), side by side on rdma_rxe and rrxe: rrxe_odp (tools/testing/xfer)
+# runs the same cases on an rdma_rxe device (the control) and on an rrxe
+# device, each in its own namespace (rxe_and_rrxe), two QPs of the device
+# talking to each other over lo:
+#
+# - registration: the odp_caps the device advertises; implicit ODP and
+#   IBV_ACCESS_HUGETLB refused (EOPNOTSUPP, as rdma_rxe);
+# - traffic on regions registered with IBV_ACCESS_ON_DEMAND, every byte
+#   checked, the pages taken away under the device between messages:
+#   madvise(MADV_DONTNEED) of both buffers (RC SEND/RECV, WRITE, READ,
+#   atomics, SRQ receives, UD SEND/RECV), a new mapping over the target
+#   (mmap MAP_FIXED), a fork whose child holds a copy-on-write copy (the
+#   writes must land in the parent, the child keep the old bytes);
+# - advise_mr (through the ioctl: the guest's rxe provider does not pass
+#   ibv_advise_mr on): read, write and no-fault prefetch, with and without
+#   the flush flag, traffic after each; a bad L_Key; a range outside the
+#   region; a range the process unmapped;
+# - hostile: a WRITE or READ of a remote region whose memory was unmapped,
+#   a SEND from an unmapped local buffer, a SEND into an unmapped receive,
+#   a 4 MiB WRITE whose target is unmapped right after it was posted:
+#   clean completion errors (or success, for the last), never a hang.
+#
+# Each case passes when rrxe answers as rdma_rxe, but for the differences
+# listed in `differs` below; every data case must also say "ok" on rrxe.
+# The harness fails the script on any kernel report (KASAN, lockdep,
+# WARNING, BUG) and kmemleak finds what a region left behind.
+#
+# usage: 28-odp.sh [CASE...]   (rrxe_odp's cases; default all)
+#   $RRXE_ODP_ITERS messages per traffic case (default 20).
+. "$RRXE_TOP/tools/testing/lib.sh"
+
+iters=${RRXE_ODP_ITERS:-20}
+tmp=$(mktemp -d)
+
+if ! probe=$(xfer_bin rrxe_odp); then
+	not_ok "rrxe_odp builds"
+	finish
+fi
+ref=rxe0
+dut=rrxe0
+rxe_and_rrxe $ref $dut
+declare -A ns=([$ref]=$REF_NS [$dut]=$DUT_NS) gid
+for dev in $ref $dut; do
+	port_active "$dev" || echo "# setup: $dev port 1 is not ACTIVE"
+	gid[$dev]=$(roce_v2_ipv4_gid "$dev") || echo "# setup: $dev has no RoCEv2 IPv4 GID"
+done
+
+# Where rrxe answers otherwise than rdma_rxe, on purpose (design.rst):
+#   prefetch_ro: a write prefetch of a region registered without write
+#     access: rdma_rxe looks the key up asking for local write (EINVAL),
+#     rrxe refuses the write on a read-only region (EPERM, rxe's own answer
+#     once the lookup passes).
+#   unmapped_recv: a SEND whose receive cannot be written: rdma_rxe answers
+#     a remote operational error and completes the receive with a local QP
+#     operation error; rrxe answers any protection error of a receive
+#     with an invalid request NAK and a local protection error (its rule
+#     for every region, not only ODP). Both must fail cleanly.
+declare -A differs=([prefetch_ro]=1 [unmapped_recv]=1)
+
+for dev in $ref $dut; do
+	[ -n "${gid[$dev]:-}" ] || continue
+	# shellcheck disable=SC2068 # the cases are words
+	timeout -k 10 600 ip netns exec "${ns[$dev]}" "$probe" -d "$dev" -g "${gid[$dev]}" \
+		-n "$iters" $@ >"$tmp/$dev" 2>&1
+	echo "# $dev: rrxe_odp exit $?"
+	sed "s/^/# $dev: /" "$tmp/$dev"
+done
+
+ncases=0
+while IFS= read -r line; do
+	case $line in
+	"case "*) ;;
+	*) continue ;;
+	esac
+	name=${line#case }
+	name=${name%%:*}
+	r=${line#*: }
+	d=$(sed -n "s/^case $name: //p" "$tmp/$dut")
+	ncases=$((ncases + 1))
+	if [ -n "${differs[$name]:-}" ]; then
+		# Both must fail, cleanly, each its own way.
+		case "$r|$d" in
+		*FAIL* | *timeout* | *"|" | "|"*) not_ok "$name: $dut ${d:-missing}, $ref ${r:-missing}" ;;
+		*) ok "$name: $dut $d ($ref: $r; the drivers differ here, see the script)" ;;
+		esac
+	elif [ "$r" = "$d" ]; then
+		ok "$name: $dut ${d}, as $ref"
+	else
+		not_ok "$name: $dut ${d:-missing}, $ref $r"
+	fi
+done <"$tmp/$ref"
+[ $ncases -ge 20 ] || [ $# -gt 0 ] || not_ok "rrxe_odp ran its cases on $ref ($ncases)"
+
+# rrxe on its own: the data cases pass (a control that fails one is shown
+# above as a difference), and the caps are rdma_rxe's.
+for name in caps rc_send rc_write rc_read rc_read_untouched rc_atomic rc_srq rc_remap \
+	rc_fork ud_send prefetch_read prefetch_write prefetch_no_fault prefetch_read_async \
+	prefetch_write_async unmap_midway; do
+	[ $# -gt 0 ] && ! grep -q "^case $name:" "$tmp/$dut" && continue
+	check "$dut: $name ok" grep -q "^case $name: ok$" "$tmp/$dut"
+done
+for name in unmapped_write unmapped_read; do
+	[ $# -gt 0 ] && ! grep -q "^case $name:" "$tmp/$dut" && continue
+	check "$dut: $name ends with a remote access error" \
+		grep -q "^case $name: remote access error$" "$tmp/$dut"
+done
+odp_caps() { sed -n 's/^info odp //p' "$tmp/$1"; }
+[ $# -gt 0 ] || check "$dut advertises rdma_rxe's odp_caps ($(odp_caps $dut))" \
+	[ "$(odp_caps $dut)" = "$(odp_caps $ref)" ]
+
+# Nothing left on the devices once the process exited; the device goes.
+left=$(rdma res show mr 2>/dev/null | grep -E "^(dev|link) ${dut}[/ ]" | grep -c rrxe_odp)
+check "$dut: no MR of rrxe_odp left" [ "$left" = 0 ]
+check "$dut: rdma link delete" rdma link delete $dut
+rxe_and_rrxe_teardown $ref $dut
+rm -rf "$tmp"
+finish
