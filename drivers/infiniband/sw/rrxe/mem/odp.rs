@@ -135,9 +135,9 @@ pub(crate) fn advise(
             .filter(|mr| mr.in_pd(pd) && mr.is_odp())
             .ok_or(EINVAL)?;
         // A stale key (EINVAL) or a range outside the region.
-        let at = mr
-            .check(sge.lkey, sge.addr, len, 0)
-            .map_err(|e| if e == EACCES { EFAULT } else { e })?;
+        let at =
+            mr.check(sge.lkey, sge.addr, len, 0)
+                .map_err(|e| if e == EACCES { EFAULT } else { e })?;
         // As rxe: a write prefetch of a region registered read-only.
         if how == OdpFault::Write && !mr.is_writable() {
             return Err(EPERM);
