@@ -11,7 +11,8 @@
 //! then copies at the offset it returned with [`MrInner::write_at`],
 //! [`MrInner::read_at`] or [`MrInner::atomic_at`]. Those check the range
 //! again against the region's memory, so no offset can reach outside the
-//! pinned pages or the page list, whatever the caller passes.
+//! pinned pages, the mirrored pages or the page list, whatever the caller
+//! passes.
 //!
 //! A process's region may also be paged on demand (`IB_ACCESS_ON_DEMAND`):
 //! nothing is pinned, and an access that finds a page not mapped (or not
@@ -604,9 +605,10 @@ impl MrInner {
     /// is so already.
     ///
     /// For a fast MR and a process's MR it is: the data path copies under
-    /// the region's lock, so taking it waits for a copy in progress, and
-    /// the region, unregistered or without pages for good, refuses every
-    /// later one (a lookup made before the removal included). What is left
+    /// the region's lock (an ODP region's: its mirror's), so taking it
+    /// waits for a copy in progress, and the region, unregistered or
+    /// without pages for good, refuses every later one (a lookup made
+    /// before the removal included). What is left
     /// to free may be freed in any context, whichever reference is last.
     /// `dereg_mr` then needs no RCU grace period, which takes milliseconds
     /// on an idle machine and more on a busy one: the kernel's ULPs

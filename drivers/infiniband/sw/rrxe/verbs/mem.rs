@@ -24,7 +24,8 @@ pub(super) fn get_dma_mr(pd: &Pd<RrxeDevice>, access: u32) -> Result<(RrxeMr, Mr
     Ok((RrxeMr { inner }, keys))
 }
 
-/// `Operations::reg_user_mr`: an MR over a process's pinned pages.
+/// `Operations::reg_user_mr`: an MR over a process's pages, pinned, or paged
+/// on demand (`IB_ACCESS_ON_DEMAND`).
 pub(super) fn reg_user_mr(
     pd: &Pd<RrxeDevice>,
     start: u64,
