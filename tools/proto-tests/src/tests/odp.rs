@@ -69,7 +69,7 @@ fn one_fault_at_a_time() {
     assert_eq!(s.start(), Some(Req(1, 0, 10)));
     assert_eq!(s.start(), None);
     assert_eq!(s.missed(Req(1, 0, 10)), Missed::Wait { queue: false });
-    s.finish(Req(1, 0, 10), true);
+    assert_eq!(s.finish(Req(1, 0, 10), true), Some(Req(1, 0, 10)));
     assert!(s.is_idle());
     assert_eq!(s.missed(Req(2, 0, 10)), Missed::Wait { queue: true });
 }
@@ -79,18 +79,19 @@ fn a_failed_fault_fails_its_access_once() {
     let mut s = FaultSlot::new();
     assert_eq!(s.missed(Req(1, 0, 100)), Missed::Wait { queue: true });
     let r = s.start().unwrap();
-    s.finish(r, false);
+    assert_eq!(s.finish(r, false), None);
     assert!(s.is_idle());
     // Another region or a range outside the failed one asks again...
     assert_eq!(s.missed(Req(1, 50, 200)), Missed::Wait { queue: true });
     let r = s.start().unwrap();
-    s.finish(r, false);
+    // The older failure went when the new fault was asked for.
+    assert_eq!(s.finish(r, false), None);
     // ...an access it covers fails, once.
     assert_eq!(s.missed(Req(1, 60, 70)), Missed::Failed);
     assert_eq!(s.missed(Req(1, 60, 70)), Missed::Wait { queue: true });
     // A reset forgets a failure.
     let r = s.start().unwrap();
-    s.finish(r, false);
+    let _ = s.finish(r, false);
     s.clear();
     assert_eq!(s.missed(Req(1, 60, 70)), Missed::Wait { queue: true });
 }

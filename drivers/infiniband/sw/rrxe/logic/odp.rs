@@ -150,11 +150,14 @@ impl<R: Covers> FaultSlot<R> {
     }
 
     /// The fault work finished `req`: `ok`, or failed (remembered for the
-    /// access that asked).
-    pub(crate) fn finish(&mut self, req: R, ok: bool) {
+    /// access that asked). Returns what it no longer keeps, for the caller
+    /// to drop where it may (outside its locks).
+    pub(crate) fn finish(&mut self, req: R, ok: bool) -> Option<R> {
         self.busy = false;
-        if !ok {
-            self.failed = Some(req);
+        if ok {
+            Some(req)
+        } else {
+            self.failed.replace(req)
         }
     }
 

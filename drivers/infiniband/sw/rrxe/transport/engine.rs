@@ -369,7 +369,8 @@ impl QpInner {
                 break;
             };
             let ok = fault.resolve();
-            self.state.lock().faults.done(side, fault, ok);
+            let spent = self.state.lock().faults.done(side, fault, ok);
+            drop(spent);
             match side {
                 Side::Rx => self.release_rx(),
                 Side::Tx => self.schedule(),

@@ -74,7 +74,7 @@ pub(crate) enum OdpFault {
 /// a successful `ib_umem_odp_map_dma_and_lock` of it (so no invalidation
 /// of it has run since the page was looked up), and every invalidation of
 /// the range clears it under the table's lock before the kernel may free
-/// the page. Once `released`, every entry is 0 and stays so.
+/// the page. Once `released`, there are no entries any more.
 struct Slots {
     slots: KVVec<usize>,
     released: bool,
@@ -132,11 +132,16 @@ impl OdpMirror {
         }
     }
 
-    /// The umem is being released: every entry is cleared for good.
+    /// The umem is being released: every entry is cleared for good, and
+    /// the table freed here, in process context (it may be vmalloc'ed: the
+    /// mirror's last reference may go anywhere, with the region's).
     fn release(&self) {
-        let mut t = self.table.lock();
-        t.released = true;
-        t.slots.fill(0);
+        let slots = {
+            let mut t = self.table.lock();
+            t.released = true;
+            core::mem::take(&mut t.slots)
+        };
+        drop(slots);
     }
 }
 

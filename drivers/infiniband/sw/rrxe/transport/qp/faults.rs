@@ -75,9 +75,15 @@ impl Faults {
     }
 
     /// The fault work is done with `fault` of `side`: mapped (`ok`), or
-    /// failed.
-    pub(in crate::transport) fn done(&mut self, side: Side, fault: PageFault, ok: bool) {
-        self.slot(side).finish(fault, ok);
+    /// failed. Returns the fault the side no longer keeps, to be dropped
+    /// once the QP's lock is: its region's last reference frees memory.
+    pub(in crate::transport) fn done(
+        &mut self,
+        side: Side,
+        fault: PageFault,
+        ok: bool,
+    ) -> Option<PageFault> {
+        self.slot(side).finish(fault, ok)
     }
 
     /// Whether the receive side has no fault asked for or running.
