@@ -231,6 +231,9 @@ int rrxe_odp_map_and_lock(struct ib_umem_odp *odp, u64 addr, u64 len,
  * be written; NULL if none. Under the umem's mutex. */
 struct page *rrxe_odp_page(const struct ib_umem_odp *odp, size_t idx,
 			   bool *writable);
+/* folio_mark_dirty() of the page's folio: what a device may have written
+ * is written back (or kept), whatever its PTE says. Any context. */
+void rrxe_odp_page_dirty(struct page *page);
 /* The umem's mutex (umem_mutex). */
 void rrxe_odp_lock(struct ib_umem_odp *odp);
 void rrxe_odp_unlock(struct ib_umem_odp *odp);

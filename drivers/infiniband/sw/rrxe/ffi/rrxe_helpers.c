@@ -659,6 +659,11 @@ struct page *rrxe_odp_page(const struct ib_umem_odp *odp, size_t idx,
 	return hmm_pfn_to_page(pfn);
 }
 
+void rrxe_odp_page_dirty(struct page *page)
+{
+	folio_mark_dirty(page_folio(page));
+}
+
 void rrxe_odp_lock(struct ib_umem_odp *odp)
 {
 	mutex_lock(&odp->umem_mutex);

@@ -70,11 +70,13 @@ pub(crate) enum OdpFault {
 /// (at least 8-byte aligned) with [`WRITABLE`] set if the page may be
 /// written. A non-zero entry names the page that backs the same page of
 /// the umem's range, which stays allocated until the entry is cleared: it
-/// is only written by [`UmemOdp::map`], under the umem's mutex, right after
+/// is only set by [`UmemOdp::map`], under the umem's mutex, right after
 /// a successful `ib_umem_odp_map_dma_and_lock` of it (so no invalidation
 /// of it has run since the page was looked up), and every invalidation of
 /// the range clears it under the table's lock before the kernel may free
-/// the page. Once `released`, there are no entries any more.
+/// the page. Every change of an entry is made under the umem's mutex too
+/// (a fault, an invalidation, the release). Once `released`, there are no
+/// entries any more.
 struct Slots {
     slots: KVVec<usize>,
     released: bool,
@@ -121,27 +123,86 @@ impl OdpMirror {
     }
 
     /// Clears the entries that the invalidation of the user addresses
-    /// `[start, end)` concerns. Once this returns, no access to their
-    /// pages is in progress.
-    fn invalidate(&self, start: u64, end: u64) {
-        let mut t = self.table.lock();
-        let pages = t.slots.len();
-        let range = invalidated(self.base, pages, start, end);
-        if let Some(slots) = t.slots.get_mut(range) {
+    /// `[start, end)` concerns, marking their pages dirty first where they
+    /// may have been written. Once this returns, no access to their pages
+    /// is in progress.
+    ///
+    /// # Safety
+    ///
+    /// The caller holds the umem's mutex, as the invalidation callback
+    /// does (see [`Self::dirty`]).
+    unsafe fn invalidate(&self, start: u64, end: u64) {
+        let range = invalidated(self.base, self.table.lock().slots.len(), start, end);
+        // SAFETY: the caller holds the umem's mutex.
+        unsafe { self.dirty(range.clone()) };
+        if let Some(slots) = self.table.lock().slots.get_mut(range) {
             slots.fill(0);
         }
     }
 
-    /// The umem is being released: every entry is cleared for good, and
-    /// the table freed here, in process context (it may be vmalloc'ed: the
+    /// The umem is being released: every entry is cleared for good (the
+    /// pages marked dirty first where they may have been written), and the
+    /// table freed here, in process context (it may be vmalloc'ed: the
     /// mirror's last reference may go anywhere, with the region's).
-    fn release(&self) {
+    ///
+    /// # Safety
+    ///
+    /// The caller holds the umem's mutex (see [`Self::dirty`]).
+    unsafe fn release(&self) {
+        let all = 0..self.table.lock().slots.len();
+        // SAFETY: the caller holds the umem's mutex.
+        unsafe { self.dirty(all) };
         let slots = {
             let mut t = self.table.lock();
             t.released = true;
             core::mem::take(&mut t.slots)
         };
         drop(slots);
+    }
+
+    /// Marks dirty the pages of the entries `range` that were mapped for
+    /// writing, as the core does for a hardware device's mappings when it
+    /// unmaps them (`ib_umem_odp_unmap_dma_pages`, which skips a software
+    /// device's): the device writes through the kernel's mapping, which
+    /// leaves the process's PTE clean, and a page whose PTE is clean may be
+    /// dropped without being written back (`MADV_FREE`, clean page cache).
+    ///
+    /// Not under the table's lock, which the data path takes in softirq
+    /// context: marking a folio dirty takes the file system's locks, which
+    /// are not softirq-safe. The entries are read under the lock a batch
+    /// at a time, and the pages marked after it is dropped.
+    ///
+    /// # Safety
+    ///
+    /// The caller holds the umem's mutex: every change of an entry
+    /// (a fault filling it, an invalidation or the release clearing it)
+    /// is made under that mutex, so the entries read stay the pages'
+    /// until the caller clears them, and the pages stay allocated.
+    unsafe fn dirty(&self, range: Range<usize>) {
+        for batch in batches(range) {
+            let mut entries = [0usize; BATCH];
+            let n = {
+                let t = self.table.lock();
+                let Some(slots) = t.slots.get(batch) else {
+                    return;
+                };
+                entries[..slots.len()].copy_from_slice(slots);
+                slots.len()
+            };
+            for &entry in &entries[..n] {
+                if entry & WRITABLE == 0 {
+                    continue;
+                }
+                if let Some(page) = NonNull::new((entry & !WRITABLE) as *mut sys::page) {
+                    // SAFETY: the entry names the page backing it, which
+                    // stays allocated while the entry is set, and the entry
+                    // cannot be cleared while the caller holds the umem's
+                    // mutex; marking a folio dirty may take spinlocks, not
+                    // sleep.
+                    unsafe { sys::rrxe_odp_page_dirty(page.as_ptr()) };
+                }
+            }
+        }
     }
 }
 
@@ -262,7 +323,8 @@ unsafe extern "C" fn invalidate(
     // which keeps it alive until the umem is released, and releasing waits
     // for this callback (the type invariants of `UmemOdp`).
     if let Some(mirror) = unsafe { private.as_ref() } {
-        mirror.invalidate(start, end);
+        // SAFETY: the umem's mutex is held (above).
+        unsafe { mirror.invalidate(start, end) };
     }
     // SAFETY: under the umem's mutex, as the core requires; it clamps the
     // range to the umem's.
@@ -438,12 +500,20 @@ fn batches(pages: Range<usize>) -> impl Iterator<Item = Range<usize>> {
 
 impl Drop for UmemOdp {
     fn drop(&mut self) {
-        // The data path first: no access in progress, none later.
-        self.mirror.release();
+        let ptr = self.ptr.as_ptr();
+        // The data path first: no access in progress, none later. Under
+        // the umem's mutex, as every change of the mirror's entries.
+        // SAFETY: we own the live umem (type invariants); its mutex may be
+        // taken here (process context).
+        unsafe { sys::rrxe_odp_lock(ptr) };
+        // SAFETY: the umem's mutex is held.
+        unsafe { self.mirror.release() };
+        // SAFETY: taken above.
+        unsafe { sys::rrxe_odp_unlock(ptr) };
         // SAFETY: we own the umem (type invariants). Releasing removes the
         // notifier, waiting for a callback in progress; the mirror it
         // points to lives on in `self.mirror` until after this.
-        unsafe { sys::rrxe_odp_release(self.ptr.as_ptr()) };
+        unsafe { sys::rrxe_odp_release(ptr) };
     }
 }
 
