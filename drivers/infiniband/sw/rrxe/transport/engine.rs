@@ -376,17 +376,20 @@ impl QpInner {
                 Side::Tx => self.schedule(),
             }
         }
-        // A datagram held with no fault left to wait for: its fault was
-        // resolved by a run that began before it was put back (or the QP
-        // was reset meanwhile). It is taken again; if its pages are still
-        // missing it asks again.
-        if self.rx_held.load(Ordering::Acquire) && self.state.lock().faults.rx_idle() {
+        // The receive side goes on whenever no fault is left for it. A
+        // datagram's fault may have been resolved by a run that began
+        // before the datagram was put back, and released the side before
+        // it was (or a reset forgot the fault): `hold` queues this work
+        // after it put the datagram back, so this run sees it. If its
+        // pages are still missing, it asks again.
+        if self.state.lock().faults.rx_idle() {
             self.release_rx();
         }
     }
 
     /// The receive side's fault is resolved: the held datagram, at the
-    /// head of the queue, is taken again, and those behind it.
+    /// head of the queue, is taken again, and those behind it (a run of
+    /// the queue is queued whenever it holds something).
     fn release_rx(self: &Arc<Self>) {
         self.rx_held.store(false, Ordering::Release);
         if !self.rxq.is_empty() {
