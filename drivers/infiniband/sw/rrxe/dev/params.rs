@@ -189,5 +189,21 @@ mod tests {
             .contains(ib::KernelCapFlags::ALLOW_USER_UNREG));
         assert_eq!(attr.vendor_id, VENDOR_ID);
         assert_eq!(attr.max_qp_rd_atom, 128);
+        // On-demand paging, explicit only, as rxe; nothing without it in
+        // the kernel.
+        use ib::{OdpCaps, OdpTransportCaps as T};
+        let (general, rc, ud) = attr.odp_caps();
+        assert_eq!(
+            attr.kernel_caps()
+                .contains(ib::KernelCapFlags::ON_DEMAND_PAGING),
+            ib::odp_enabled()
+        );
+        assert_eq!(general.contains(OdpCaps::SUPPORT), ib::odp_enabled());
+        assert!(!general.contains(OdpCaps::IMPLICIT));
+        if ib::odp_enabled() {
+            let want = T::SEND | T::RECV | T::WRITE | T::READ | T::ATOMIC;
+            assert_eq!(rc & want.raw(), want.raw());
+            assert_eq!(ud, (T::SEND | T::RECV | T::SRQ_RECV).raw());
+        }
     }
 }

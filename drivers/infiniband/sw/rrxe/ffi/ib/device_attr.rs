@@ -104,8 +104,14 @@ impl OdpCaps {
     pub(crate) const SUPPORT: Self = Self(sys::IB_ODP_SUPPORT as u64);
     /// `IB_ODP_SUPPORT_IMPLICIT`: implicit ODP, a registration of the whole
     /// address space (address 0, length `u64::MAX`).
-    #[expect(dead_code)]
+    #[cfg(CONFIG_KUNIT)]
     pub(crate) const IMPLICIT: Self = Self(sys::IB_ODP_SUPPORT_IMPLICIT as u64);
+
+    /// Whether every flag of `other` is set (for tests).
+    #[cfg(CONFIG_KUNIT)]
+    pub(crate) const fn contains(self, other: Self) -> bool {
+        self.0 & other.0 == other.0
+    }
 }
 
 /// What a QP of one transport may do with ODP regions (`enum
@@ -134,6 +140,14 @@ impl OdpTransportCaps {
     pub(crate) const FLUSH: Self = Self(sys::IB_ODP_SUPPORT_FLUSH);
     /// `IB_ODP_SUPPORT_ATOMIC_WRITE`: ATOMIC WRITE to an ODP region.
     pub(crate) const ATOMIC_WRITE: Self = Self(sys::IB_ODP_SUPPORT_ATOMIC_WRITE);
+}
+
+impl OdpTransportCaps {
+    /// The flags as a number (for tests).
+    #[cfg(CONFIG_KUNIT)]
+    pub(crate) const fn raw(self) -> u32 {
+        self.0
+    }
 }
 
 impl core::ops::BitOr for OdpTransportCaps {
@@ -206,5 +220,17 @@ impl DeviceAttr {
     #[cfg(CONFIG_KUNIT)]
     pub(crate) fn kernel_caps(&self) -> KernelCapFlags {
         KernelCapFlags(self.kernel_cap_flags)
+    }
+
+    /// The on-demand paging the device offers, as last set: in general,
+    /// and for RC and UD (for tests).
+    #[cfg(CONFIG_KUNIT)]
+    pub(crate) fn odp_caps(&self) -> (OdpCaps, u32, u32) {
+        let t = &self.odp_caps.per_transport_caps;
+        (
+            OdpCaps(self.odp_caps.general_caps),
+            t.rc_odp_caps,
+            t.ud_odp_caps,
+        )
     }
 }
