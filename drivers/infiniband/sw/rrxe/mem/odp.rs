@@ -25,8 +25,9 @@ pub(crate) struct PageFault {
     /// The region (a reference: it may be deregistered meanwhile, and the
     /// fault then fails).
     mr: Arc<MrInner>,
-    /// The access: its offset in the region and its length.
+    /// The access's offset in the region.
     offset: u64,
+    /// The access's length in bytes.
     len: u64,
     /// The access writes.
     write: bool,

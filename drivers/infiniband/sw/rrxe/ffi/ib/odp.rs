@@ -79,7 +79,9 @@ pub(crate) enum OdpFault {
 /// (a fault, an invalidation, the release). Once `released`, there are no
 /// entries any more.
 struct Slots {
+    /// One entry per page of the range, from the page-aligned start.
     slots: KVVec<usize>,
+    /// The umem was released: the table is empty for good.
     released: bool,
 }
 
@@ -265,12 +267,21 @@ impl MirrorGuard<'_> {
 /// `1 << PAGE_SHIFT` bytes. `first_offset`, `len` and `writable` are the
 /// umem's.
 pub(crate) struct UmemOdp {
+    /// The core's umem, ours until dropped.
     ptr: NonNull<sys::ib_umem_odp>,
+    /// The pages that back the range now; the umem's `private`, and
+    /// shared with the data path, for which it outlives the umem.
     mirror: Arc<OdpMirror>,
+    /// The page-aligned address of the range's first page (entry 0).
     base: u64,
+    /// Pages of the range: the mirror's entries.
     pages: usize,
+    /// Offset of the registration's first byte in the first page.
     first_offset: usize,
+    /// Length of the registration in bytes.
     len: usize,
+    /// Registered with a right that writes (`ib_access_writable`): faults
+    /// for writing are refused otherwise.
     writable: bool,
 }
 

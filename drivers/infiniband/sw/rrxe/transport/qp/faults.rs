@@ -45,7 +45,9 @@ pub(crate) enum Missing {
 
 /// The page faults of a QP, one side each.
 pub(crate) struct Faults {
+    /// The responder's and completer's: what the held datagram waits for.
     rx: FaultSlot<PageFault>,
+    /// The requester's and READ responses': what sending waits for.
     tx: FaultSlot<PageFault>,
 }
 
