@@ -31,7 +31,7 @@ use super::{IbDevice, Operations, PageRef};
 use crate::ffi::sys;
 use core::{ops::Range, ptr::NonNull};
 use kernel::{
-    alloc::flags::__GFP_NOWARN,
+    alloc::flags::{GFP_KERNEL_ACCOUNT, __GFP_NOWARN},
     error::from_err_ptr,
     ffi::c_ulong,
     new_spinlock_irq,
@@ -109,8 +109,10 @@ impl OdpMirror {
     /// An empty mirror of `pages` pages from `base`.
     fn new(base: u64, pages: usize) -> Result<impl PinInit<Self>> {
         // As the core's own table: a registration too large for memory is
-        // refused (ENOMEM), not warned about.
-        let slots = KVVec::from_elem(0usize, pages, GFP_KERNEL | __GFP_NOWARN)?;
+        // refused (ENOMEM), not warned about. Charged to the registering
+        // process's memory cgroup, which sizes it (8 bytes a page of the
+        // range, whatever is mapped).
+        let slots = KVVec::from_elem(0usize, pages, GFP_KERNEL_ACCOUNT | __GFP_NOWARN)?;
         Ok(pin_init!(Self {
             base,
             table <- new_spinlock_irq!(Slots {
