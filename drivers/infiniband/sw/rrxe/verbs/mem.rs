@@ -42,12 +42,18 @@ pub(super) fn reg_user_mr(
 }
 
 /// `Operations::advise_mr`: prefetch of ranges of ODP regions of the PD.
+/// `EOPNOTSUPP` without `CONFIG_INFINIBAND_ON_DEMAND_PAGING`, as rxe and
+/// as the core answers for a device without the operation: no region can
+/// be paged on demand then, and rdma-core's tests skip on that errno.
 pub(super) fn advise_mr(
     pd: &Pd<RrxeDevice>,
     advice: ib::MrAdvice,
     flags: ib::AdviseMrFlags,
     sges: &[ib::KernelSge],
 ) -> Result {
+    if !ib::odp_enabled() {
+        return Err(EOPNOTSUPP);
+    }
     let mrs = &pd.device::<RrxeDevice>().shared.mrs;
     odp::advise(mrs, pd.as_raw() as usize, advice, flags, sges)
 }
