@@ -96,6 +96,33 @@ fn a_failed_fault_fails_its_access_once() {
     assert_eq!(s.missed(Req(1, 60, 70)), Missed::Wait { queue: true });
 }
 
+#[test]
+fn a_fault_running_across_a_reset_fails_nothing_after_it() {
+    let mut s = FaultSlot::new();
+    assert_eq!(s.missed(Req(1, 0, 100)), Missed::Wait { queue: true });
+    let r = s.start().unwrap();
+    // The QP is reset while the fault runs: the slot stays busy...
+    s.clear();
+    assert!(!s.is_idle());
+    assert_eq!(s.missed(Req(1, 0, 100)), Missed::Wait { queue: false });
+    // ...and the fault's failure, which concerned the old connection, is
+    // not remembered: the next access asks again instead of failing.
+    assert_eq!(s.finish(r, false), Some(Req(1, 0, 100)));
+    assert!(s.is_idle());
+    assert_eq!(s.missed(Req(1, 0, 100)), Missed::Wait { queue: true });
+    // A fault started after the reset fails its access as always.
+    let r = s.start().unwrap();
+    assert_eq!(s.finish(r, false), None);
+    assert_eq!(s.missed(Req(1, 10, 20)), Missed::Failed);
+    // Two resets while one fault runs: still stale.
+    assert_eq!(s.missed(Req(2, 0, 1)), Missed::Wait { queue: true });
+    let r = s.start().unwrap();
+    s.clear();
+    s.clear();
+    assert_eq!(s.finish(r, false), Some(Req(2, 0, 1)));
+    assert_eq!(s.missed(Req(2, 0, 1)), Missed::Wait { queue: true });
+}
+
 proptest! {
     /// The pages of an access lie in the table and hold every byte of it.
     #[test]

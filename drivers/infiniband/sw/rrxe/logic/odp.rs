@@ -110,10 +110,16 @@ pub(crate) enum Missed {
 pub(crate) struct FaultSlot<R> {
     /// The fault asked for, not taken by the fault work yet.
     wanted: Option<R>,
-    /// The fault work took a request and has not finished it.
-    busy: bool,
+    /// The fault work took a request, in the slot's generation held here,
+    /// and has not finished it.
+    busy: Option<u32>,
     /// The last fault failed: the first access it covers fails.
     failed: Option<R>,
+    /// Bumped by every [`FaultSlot::clear`]: a fault that finishes in
+    /// another generation than the one it started in was asked for before
+    /// the QP was reset or flushed, and its failure concerns no access of
+    /// the QP now.
+    generation: u32,
 }
 
 impl<R: Covers> FaultSlot<R> {
@@ -121,8 +127,9 @@ impl<R: Covers> FaultSlot<R> {
     pub(crate) const fn new() -> Self {
         Self {
             wanted: None,
-            busy: false,
+            busy: None,
             failed: None,
+            generation: 0,
         }
     }
 
@@ -134,7 +141,7 @@ impl<R: Covers> FaultSlot<R> {
             self.failed = None;
             return Missed::Failed;
         }
-        if self.wanted.is_some() || self.busy {
+        if self.wanted.is_some() || self.busy.is_some() {
             return Missed::Wait { queue: false };
         }
         self.failed = None;
@@ -145,16 +152,18 @@ impl<R: Covers> FaultSlot<R> {
     /// The fault work takes the fault asked for, if any.
     pub(crate) fn start(&mut self) -> Option<R> {
         let req = self.wanted.take()?;
-        self.busy = true;
+        self.busy = Some(self.generation);
         Some(req)
     }
 
-    /// The fault work finished `req`: `ok`, or failed (remembered for the
-    /// access that asked). Returns what it no longer keeps, for the caller
-    /// to drop where it may (outside its locks).
+    /// The fault work finished `req`, the request it took last: `ok`, or
+    /// failed (remembered for the access that asked, unless the slot was
+    /// cleared since it was taken: the access went with the reset).
+    /// Returns what it no longer keeps, for the caller to drop where it
+    /// may (outside its locks).
     pub(crate) fn finish(&mut self, req: R, ok: bool) -> Option<R> {
-        self.busy = false;
-        if ok {
+        let current = self.busy.take() == Some(self.generation);
+        if ok || !current {
             Some(req)
         } else {
             self.failed.replace(req)
@@ -163,14 +172,17 @@ impl<R: Covers> FaultSlot<R> {
 
     /// Whether no fault is asked for or running.
     pub(crate) fn is_idle(&self) -> bool {
-        self.wanted.is_none() && !self.busy
+        self.wanted.is_none() && self.busy.is_none()
     }
 
-    /// Forgets what was asked and what failed (the QP was reset). A fault
-    /// running keeps the slot busy until it finishes.
+    /// Forgets what was asked and what failed (the QP was reset or
+    /// flushed). A fault running keeps the slot busy until it finishes
+    /// (the accesses of the QP's new life wait for it, then ask again),
+    /// but its failure is not remembered.
     pub(crate) fn clear(&mut self) {
         self.wanted = None;
         self.failed = None;
+        self.generation = self.generation.wrapping_add(1);
     }
 }
 
