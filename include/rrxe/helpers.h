@@ -248,6 +248,9 @@ void rrxe_mmu_range_bounds(const struct mmu_notifier_range *range, u64 *start,
 void rrxe_mmu_set_seq(struct mmu_interval_notifier *mni, unsigned long cur_seq);
 
 void rrxe_synchronize_rcu(void);
+/* cond_resched(): a long loop in process context lets other tasks run
+ * (and RCU see a quiescent state) between its steps. May sleep. */
+void rrxe_cond_resched(void);
 /*
  * The receive path's SRCU domain (one per module, DEFINE_STATIC_SRCU): a
  * reader from a QP's lookup by number to the end of what it did with the

@@ -709,6 +709,11 @@ void rrxe_synchronize_rcu(void)
 	synchronize_rcu();
 }
 
+void rrxe_cond_resched(void)
+{
+	cond_resched();
+}
+
 DEFINE_STATIC_SRCU(rrxe_rx_srcu);
 
 int rrxe_rx_read_lock(void)

@@ -175,10 +175,10 @@ pub(crate) use raw::{
     rrxe_virt_to_page,
 };
 
-// RCU, CRC-32 and the random number generator.
+// RCU, rescheduling, CRC-32 and the random number generator.
 pub(crate) use raw::{
-    crc32_le, get_random_u32, rrxe_rx_read_lock, rrxe_rx_read_unlock, rrxe_rx_synchronize,
-    rrxe_synchronize_rcu,
+    crc32_le, get_random_u32, rrxe_cond_resched, rrxe_rx_read_lock, rrxe_rx_read_unlock,
+    rrxe_rx_synchronize, rrxe_synchronize_rcu,
 };
 
 // The trace events (ffi/rt/trace.rs).

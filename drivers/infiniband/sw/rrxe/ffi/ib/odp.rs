@@ -28,7 +28,7 @@
 //! which page backs an address until the next invalidation says otherwise.
 
 use super::{IbDevice, Operations, PageRef};
-use crate::ffi::sys;
+use crate::ffi::{rt, sys};
 use core::{ops::Range, ptr::NonNull};
 use kernel::{
     alloc::flags::{GFP_KERNEL_ACCOUNT, __GFP_NOWARN},
@@ -76,12 +76,14 @@ pub(crate) enum OdpFault {
 /// of it has run since the page was looked up), and every invalidation of
 /// the range clears it under the table's lock before the kernel may free
 /// the page. Every change of an entry is made under the umem's mutex too
-/// (a fault, an invalidation, the release). Once `released`, there are no
-/// entries any more.
+/// (a fault, an invalidation, the release). Once `released`, no entry is
+/// set again, and the release empties the table before it drops the
+/// umem's mutex.
 struct Slots {
     /// One entry per page of the range, from the page-aligned start.
     slots: KVVec<usize>,
-    /// The umem was released: the table is empty for good.
+    /// The umem was released (or is being): the table is, or is about to
+    /// be, empty for good.
     released: bool,
 }
 
@@ -130,85 +132,95 @@ impl OdpMirror {
     }
 
     /// Clears the entries that the invalidation of the user addresses
-    /// `[start, end)` concerns, marking their pages dirty first where they
-    /// may have been written. Once this returns, no access to their pages
-    /// is in progress.
+    /// `[start, end)` concerns, and marks their pages dirty where they may
+    /// have been written. Once this returns, no access to their pages is
+    /// in progress and none can start.
     ///
     /// # Safety
     ///
     /// The caller holds the umem's mutex, as the invalidation callback
-    /// does (see [`Self::dirty`]).
+    /// does (see [`Self::forget`]).
     unsafe fn invalidate(&self, start: u64, end: u64) {
         let range = invalidated(self.base, self.table.lock().slots.len(), start, end);
         // SAFETY: the caller holds the umem's mutex.
-        unsafe { self.dirty(range.clone()) };
-        if let Some(slots) = self.table.lock().slots.get_mut(range) {
-            slots.fill(0);
-        }
+        unsafe { self.forget(range) };
     }
 
-    /// The umem is being released: every entry is cleared for good (the
-    /// pages marked dirty first where they may have been written), and the
-    /// table freed here, in process context (it may be vmalloc'ed: the
-    /// mirror's last reference may go anywhere, with the region's).
+    /// The umem is being released: the table is marked released first (an
+    /// access from then on fails with `EINVAL` and asks for no fault),
+    /// then every entry is cleared, its page marked dirty where it may
+    /// have been written, and the table freed here, in process context (it
+    /// may be vmalloc'ed: the mirror's last reference may go anywhere, with
+    /// the region's).
     ///
     /// # Safety
     ///
-    /// The caller holds the umem's mutex (see [`Self::dirty`]).
+    /// The caller holds the umem's mutex (see [`Self::forget`]).
     unsafe fn release(&self) {
-        let all = 0..self.table.lock().slots.len();
-        // SAFETY: the caller holds the umem's mutex.
-        unsafe { self.dirty(all) };
-        let slots = {
+        let all = {
             let mut t = self.table.lock();
             t.released = true;
-            core::mem::take(&mut t.slots)
+            0..t.slots.len()
         };
+        // SAFETY: the caller holds the umem's mutex.
+        unsafe { self.forget(all) };
+        let slots = core::mem::take(&mut self.table.lock().slots);
         drop(slots);
     }
 
-    /// Marks dirty the pages of the entries `range` that were mapped for
-    /// writing, as the core does for a hardware device's mappings when it
-    /// unmaps them (`ib_umem_odp_unmap_dma_pages`, which skips a software
-    /// device's): the device writes through the kernel's mapping, which
-    /// leaves the process's PTE clean, and a page whose PTE is clean may be
-    /// dropped without being written back (`MADV_FREE`, clean page cache).
+    /// Clears the entries `range` and marks dirty the pages of those that
+    /// were mapped for writing, as the core does for a hardware device's
+    /// mappings when it unmaps them (`ib_umem_odp_unmap_dma_pages`, which
+    /// skips a software device's): the device writes through the kernel's
+    /// mapping, which leaves the process's PTE clean, and a page whose PTE
+    /// is clean may be dropped without being written back (`MADV_FREE`,
+    /// clean page cache). Marked once cleared, so that no write of the
+    /// device can come after the mark.
     ///
-    /// Not under the table's lock, which the data path takes in softirq
-    /// context: marking a folio dirty takes the file system's locks, which
-    /// are not softirq-safe. The entries are read under the lock a batch
-    /// at a time, and the pages marked after it is dropped.
+    /// A batch of [`BATCH`] entries at a time under the table's lock,
+    /// which turns interrupts off and which the data path takes per
+    /// access: a range may hold millions of entries. Every batch is
+    /// cleared before this returns, so the caller's guarantee (no access
+    /// once it returns) holds all the same; the scheduler may run between
+    /// batches (this is process context, where the callback may block).
+    /// The pages are marked outside the lock: marking a folio dirty takes
+    /// the file system's locks, which are not softirq-safe.
     ///
     /// # Safety
     ///
-    /// The caller holds the umem's mutex: every change of an entry
-    /// (a fault filling it, an invalidation or the release clearing it)
-    /// is made under that mutex, so the entries read stay the pages'
-    /// until the caller clears them, and the pages stay allocated.
-    unsafe fn dirty(&self, range: Range<usize>) {
+    /// The caller holds the umem's mutex: every change of an entry (a
+    /// fault filling it, an invalidation or the release clearing it) is
+    /// made under that mutex, and the kernel frees or moves a page of the
+    /// range only once the invalidation that concerns it, which waits for
+    /// that mutex, has returned. So the pages of the entries read stay
+    /// allocated until the caller drops the mutex (or, in the callback,
+    /// returns), cleared or not.
+    unsafe fn forget(&self, range: Range<usize>) {
         for batch in batches(range) {
             let mut entries = [0usize; BATCH];
             let n = {
-                let t = self.table.lock();
-                let Some(slots) = t.slots.get(batch) else {
+                let mut t = self.table.lock();
+                let Some(slots) = t.slots.get_mut(batch) else {
                     return;
                 };
-                entries[..slots.len()].copy_from_slice(slots);
-                slots.len()
+                let n = slots.len();
+                entries[..n].copy_from_slice(slots);
+                slots.fill(0);
+                n
             };
             for &entry in &entries[..n] {
                 if entry & WRITABLE == 0 {
                     continue;
                 }
                 if let Some(page) = NonNull::new((entry & !WRITABLE) as *mut sys::page) {
-                    // SAFETY: the entry names the page backing it, which
-                    // stays allocated while the entry is set, and the entry
-                    // cannot be cleared while the caller holds the umem's
-                    // mutex; marking a folio dirty may take spinlocks, not
-                    // sleep.
+                    // SAFETY: the entry named the page backing it, which
+                    // stays allocated while the caller holds the umem's
+                    // mutex (above); marking a folio dirty may take
+                    // spinlocks, not sleep.
                     unsafe { sys::rrxe_odp_page_dirty(page.as_ptr()) };
                 }
             }
+            rt::cond_resched();
         }
     }
 }
@@ -476,8 +488,10 @@ impl UmemOdp {
             return Err(Error::from_errno(r));
         }
         // In batches: the table's lock turns interrupts off, and a
-        // registration's snapshot may cover millions of pages. Nothing
-        // invalidates meanwhile: the umem's mutex is held throughout.
+        // registration's snapshot may cover millions of pages, so the
+        // scheduler may run between batches too (process context).
+        // Nothing invalidates meanwhile: the umem's mutex is held
+        // throughout.
         for batch in batches(pages) {
             let mut t = self.mirror.table.lock();
             for i in batch {
@@ -496,6 +510,8 @@ impl UmemOdp {
                     *slot = entry;
                 }
             }
+            drop(t);
+            rt::cond_resched();
         }
         // SAFETY: taken by the successful map above.
         unsafe { sys::rrxe_odp_unlock(ptr) };
@@ -503,7 +519,8 @@ impl UmemOdp {
     }
 }
 
-/// Entries the mirror's lock is held for at most while a fault fills them.
+/// Entries the mirror's lock is held for at most while a fault fills them,
+/// or an invalidation or the release clears them.
 const BATCH: usize = 64;
 
 /// `pages` in consecutive runs of at most [`BATCH`] entries.

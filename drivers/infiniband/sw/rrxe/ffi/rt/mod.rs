@@ -32,6 +32,14 @@ pub(crate) fn synchronize_rcu() {
     unsafe { crate::ffi::sys::rrxe_synchronize_rcu() };
 }
 
+/// Lets other tasks run if one is due (`cond_resched`), between the steps
+/// of a long loop in process context. May sleep: no spinlock held.
+pub(crate) fn cond_resched() {
+    // SAFETY: callers are in process context, holding no spinlock (a mutex
+    // may be held).
+    unsafe { crate::ffi::sys::rrxe_cond_resched() };
+}
+
 /// A reader of the receive path's SRCU domain, from a QP's lookup by
 /// number to the end of what it does with the QP: [`wait_for_rx_readers`]
 /// waits for it. Ends when dropped, on the CPU it began on (it is not
