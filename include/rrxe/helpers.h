@@ -231,6 +231,14 @@ int rrxe_odp_map_and_lock(struct ib_umem_odp *odp, u64 addr, u64 len,
  * be written; NULL if none. Under the umem's mutex. */
 struct page *rrxe_odp_page(const struct ib_umem_odp *odp, size_t idx,
 			   bool *writable);
+/*
+ * Whether the kernel can read the page where kmap_local_page() maps it:
+ * not if it was taken out of the direct map (memfd_secret's pages, which
+ * hmm_range_fault() returns as any other page; only GUP refuses them).
+ * Reads one byte with copy_from_kernel_nofault(), which fails instead of
+ * oopsing. The page must stay allocated during the call. Any context.
+ */
+bool rrxe_page_readable(struct page *page);
 /* folio_mark_dirty() of the page's folio: what a device may have written
  * is written back (or kept), whatever its PTE says. Any context. */
 void rrxe_odp_page_dirty(struct page *page);

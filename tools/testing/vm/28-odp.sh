@@ -21,7 +21,11 @@
 # - hostile: a WRITE or READ of a remote region whose memory was unmapped,
 #   a SEND from an unmapped local buffer, a SEND into an unmapped receive,
 #   a 4 MiB WRITE whose target is unmapped right after it was posted:
-#   clean completion errors (or success, for the last), never a hang.
+#   clean completion errors (or success, for the last), never a hang;
+# - memfd_secret memory (out of the kernel's direct map) registered with
+#   ODP, on rrxe only (rdma_rxe's data path maps its pages: an oops): a
+#   WRITE into it, a READ of it, a SEND from it fail cleanly, the device
+#   never touching the pages.
 #
 # Each case passes when rrxe answers as rdma_rxe (or says "ok" where
 # rdma_rxe fails), but for the differences listed in `differs` below; every
@@ -61,14 +65,26 @@ done
 #     for every region, not only ODP). Both must fail cleanly.
 declare -A differs=([prefetch_ro]=1 [unmapped_recv]=1)
 
+# `secret` is rrxe's alone (below): never passed to the side-by-side run,
+# which runs every case when none is left.
+cases=()
+secret=0
+[ $# -gt 0 ] || secret=1
+for c in "$@"; do
+	if [ "$c" = secret ]; then secret=1; else cases+=("$c"); fi
+done
+side_by_side=1
+[ $# -gt 0 ] && [ ${#cases[@]} -eq 0 ] && side_by_side=0
+
 for dev in $ref $dut; do
+	[ $side_by_side = 1 ] || break
 	[ -n "${gid[$dev]:-}" ] || continue
-	# shellcheck disable=SC2068 # the cases are words
 	timeout -k 10 600 ip netns exec "${ns[$dev]}" "$probe" -d "$dev" -g "${gid[$dev]}" \
-		-n "$iters" $@ >"$tmp/$dev" 2>&1
+		-n "$iters" ${cases[@]+"${cases[@]}"} >"$tmp/$dev" 2>&1
 	echo "# $dev: rrxe_odp exit $?"
 	sed "s/^/# $dev: /" "$tmp/$dev"
 done
+touch "$tmp/$ref" "$tmp/$dut"
 
 ncases=0
 while IFS= read -r line; do
@@ -111,6 +127,19 @@ for name in unmapped_write unmapped_read; do
 	check "$dut: $name ends with a remote access error" \
 		grep -q "^case $name: remote access error$" "$tmp/$dut"
 done
+# Memory the kernel cannot read: rrxe only (see the top).
+if [ $secret = 1 ] && [ -n "${gid[$dut]:-}" ]; then
+	timeout -k 10 300 ip netns exec "${ns[$dut]}" "$probe" -d "$dut" -g "${gid[$dut]}" \
+		secret >"$tmp/secret" 2>&1
+	sed "s/^/# $dut: /" "$tmp/secret"
+	s=$(sed -n 's/^case secret: //p' "$tmp/secret")
+	want="write remote access error, read remote access error, send local protection error"
+	case $s in
+	"skip "*) echo "# skip - $dut: secret: no memfd_secret here (${s#skip })" ;;
+	"$want") ok "$dut: secret: $s" ;;
+	*) not_ok "$dut: secret: ${s:-missing} (wanted: $want)" ;;
+	esac
+fi
 odp_caps() { sed -n 's/^info odp //p' "$tmp/$1"; }
 [ $# -gt 0 ] || check "$dut advertises rdma_rxe's odp_caps ($(odp_caps $dut))" \
 	[ "$(odp_caps $dut)" = "$(odp_caps $ref)" ]

@@ -47,6 +47,14 @@
  *                was posted: success or a remote access error, nothing
  *                else
  *
+ * Only when named:
+ *
+ *   secret       memfd_secret memory (out of the kernel's direct map),
+ *                registered with ODP: an RDMA WRITE into it, an RDMA READ
+ *                of it, a SEND from it must each fail cleanly, the device
+ *                never touching the pages (rdma_rxe's data path maps them
+ *                all the same: an oops, so 28-odp.sh runs it on rrxe only)
+ *
  * Prints one line per case, "case NAME: RESULT", RESULT being "ok", an
  * errno's name, or the completion status(es) (ibv_wc_status_str), or
  * "FAIL ..." for a data mismatch or a timeout; "info ..." lines say more.
@@ -63,6 +71,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -967,6 +976,96 @@ out:
 	pair_free(&p);
 }
 
+/* ---- memory the kernel cannot read -------------------------------------- */
+
+#ifndef __NR_memfd_secret
+#define __NR_memfd_secret 447	/* x86_64, arm64, riscv */
+#endif
+
+/* One request against SECRET_LEN bytes of memfd_secret memory on a fresh
+ * pair (a failure takes the QPs to ERR): "w" an RDMA WRITE into it, "r" an
+ * RDMA READ of it, "s" a SEND from it. The requester's status. */
+#define SECRET_LEN (2 * 4096u)
+
+static const char *secret_op(char op, uint8_t *sec, struct ibv_mr *ms)
+{
+	struct ibv_wc wc[1];
+	struct pair p;
+	struct bufs x;
+	const char *res;
+	int r, n = 1;
+
+	r = pair_make(&p, IBV_QPT_RC, 0);
+	if (!r)
+		r = bufs_make(&x);
+	if (r)
+		return "setup";
+	fill(x.a, SECRET_LEN, 7);
+	switch (op) {
+	case 'w':
+		r = post_op(&p, IBV_WR_RDMA_WRITE, x.a, SECRET_LEN, x.ma->lkey,
+			    (uintptr_t)sec, ms->rkey, 0, 0);
+		break;
+	case 'r':
+		r = post_op(&p, IBV_WR_RDMA_READ, x.a, SECRET_LEN, x.ma->lkey,
+			    (uintptr_t)sec, ms->rkey, 0, 0);
+		break;
+	default:
+		r = post_recv(&p, x.b, SECRET_LEN, x.mb->lkey);
+		/* Refused before it leaves: the receive stays posted. */
+		if (!r)
+			r = post_op(&p, IBV_WR_SEND, sec, SECRET_LEN, ms->lkey, 0, 0, 0, 0);
+		break;
+	}
+	if (r)
+		res = "post failed";
+	else if (poll_n(wc, n) < n)
+		res = "timeout";
+	else
+		res = ibv_wc_status_str(wc[0].status);
+	bufs_free(&x);
+	pair_free(&p);
+	return res;
+}
+
+static void case_secret(void)
+{
+	struct ibv_mr *ms;
+	uint8_t *sec;
+	int fd = (int)syscall(__NR_memfd_secret, 0);
+
+	if (fd < 0) {
+		/* No secretmem here (disabled, or the arch cannot). */
+		result("secret", "skip %s", errno == ENOSYS ? "ENOSYS" : errname(errno));
+		return;
+	}
+	if (ftruncate(fd, SECRET_LEN)) {
+		result("secret", "setup ftruncate %s", errname(errno));
+		close(fd);
+		return;
+	}
+	sec = mmap(NULL, SECRET_LEN, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (sec == MAP_FAILED) {
+		result("secret", "skip mmap %s", errname(errno));
+		return;
+	}
+	/* Present before the registration: its snapshot sees the pages. */
+	memset(sec, 0x5a, SECRET_LEN);
+	ms = odp_mr(sec, SECRET_LEN, ALL_ACCESS);
+	if (!ms) {
+		result("secret", "reg %s", errname(errno));
+	} else {
+		const char *w = secret_op('w', sec, ms);
+		const char *r = secret_op('r', sec, ms);
+		const char *s = secret_op('s', sec, ms);
+
+		result("secret", "write %s, read %s, send %s", w, r, s);
+		ibv_dereg_mr(ms);
+	}
+	munmap(sec, SECRET_LEN);
+}
+
 static int wanted(int argc, char **argv, const char *name)
 {
 	if (optind >= argc)
@@ -1057,6 +1156,9 @@ int main(int argc, char **argv)
 		case_hostile("unmapped_recv", H_RECV);
 	if (wanted(argc, argv, "unmap_midway"))
 		case_hostile("unmap_midway", H_MIDWAY);
+	/* Only when named (see the top). */
+	if (optind < argc && wanted(argc, argv, "secret"))
+		case_secret();
 
 	ibv_destroy_cq(cq);
 	ibv_dealloc_pd(pd);

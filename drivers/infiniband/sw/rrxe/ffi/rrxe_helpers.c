@@ -569,6 +569,7 @@ bool rrxe_hrtimer_is_queued(struct hrtimer *timer)
 #include <linux/highmem.h>
 #include <linux/mm.h>
 #include <linux/scatterlist.h>
+#include <linux/uaccess.h>
 
 void *rrxe_kmap_local_page(struct page *page)
 {
@@ -657,6 +658,22 @@ struct page *rrxe_odp_page(const struct ib_umem_odp *odp, size_t idx,
 		return NULL;
 	*writable = pfn & HMM_PFN_WRITE;
 	return hmm_pfn_to_page(pfn);
+}
+
+bool rrxe_page_readable(struct page *page)
+{
+	char byte;
+
+	/* kmap_local_page() maps a high page afresh, wherever it is. */
+	if (PageHighMem(page))
+		return true;
+	/*
+	 * Not through a local mapping: this is exactly the address that
+	 * kmap_local_page() returns for a page that is not high, and the
+	 * read faults (cleanly, the fault disabled) if the page is not in
+	 * the direct map.
+	 */
+	return !copy_from_kernel_nofault(&byte, page_address(page), 1);
 }
 
 void rrxe_odp_page_dirty(struct page *page)

@@ -160,6 +160,7 @@ pub(crate) use raw::{
     rrxe_mmu_range_blockable, rrxe_mmu_range_bounds, rrxe_mmu_set_seq, rrxe_odp_enabled,
     rrxe_odp_geometry, rrxe_odp_get, rrxe_odp_lock, rrxe_odp_map_and_lock, rrxe_odp_of_notifier,
     rrxe_odp_page, rrxe_odp_page_dirty, rrxe_odp_release, rrxe_odp_unlock, rrxe_odp_unmap,
+    rrxe_page_readable,
 };
 pub(crate) use raw::{
     IBK_ON_DEMAND_PAGING, IB_ODP_SUPPORT, IB_ODP_SUPPORT_ATOMIC, IB_ODP_SUPPORT_ATOMIC_WRITE,

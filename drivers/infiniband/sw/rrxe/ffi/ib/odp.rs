@@ -458,7 +458,10 @@ impl UmemOdp {
     /// (in the registering process's address space, whoever calls) and
     /// records the pages that back them. Process context: sleeps. `EFAULT`
     /// (or another errno of the core) if a page cannot be faulted in: no
-    /// memory mapped there, or not with the rights asked for.
+    /// memory mapped there, or not with the rights asked for; `EFAULT`
+    /// too, for [`OdpFault::Read`] and [`OdpFault::Write`], if a page the
+    /// kernel cannot read where the data path maps it backs the range
+    /// (see [`readable`]): its entry is left empty, the rest mapped.
     pub(crate) fn map(&mut self, pages: Range<usize>, how: OdpFault) -> Result {
         if pages.start >= pages.end {
             return Ok(());
@@ -491,32 +494,79 @@ impl UmemOdp {
         // registration's snapshot may cover millions of pages, so the
         // scheduler may run between batches too (process context).
         // Nothing invalidates meanwhile: the umem's mutex is held
-        // throughout.
+        // throughout. Each batch's entries are worked out between two
+        // holds of the lock, for the probe of the pages new to the mirror
+        // (a read of memory each) to run with interrupts on.
+        let mut unreadable = false;
         for batch in batches(pages) {
-            let mut t = self.mirror.table.lock();
-            for i in batch {
+            let n = batch.len();
+            let mut entries = [0usize; BATCH];
+            {
+                let t = self.mirror.table.lock();
+                if let Some(old) = t.slots.get(batch.clone()) {
+                    entries[..n].copy_from_slice(old);
+                }
+            }
+            for (entry, i) in entries.iter_mut().zip(batch.clone()) {
                 let mut writable = false;
                 // SAFETY: under the umem's mutex, after a successful map of
                 // a range holding entry `i` (in the pfn list: `i < pages`).
                 let page = unsafe { sys::rrxe_odp_page(ptr, i, &mut writable) };
-                let entry = if page.is_null() {
-                    0
-                } else {
-                    page as usize | if writable { WRITABLE } else { 0 }
+                let Some(page) = NonNull::new(page) else {
+                    *entry = 0;
+                    continue;
                 };
+                // A page the mirror had already was probed when it came.
+                let known = *entry & !WRITABLE == page.as_ptr() as usize;
+                // SAFETY: the page backs entry `i` and stays allocated
+                // while the umem's mutex is held (no invalidation of it
+                // can run).
+                if !known && !unsafe { readable(page) } {
+                    unreadable = true;
+                    *entry = 0;
+                    continue;
+                }
                 // INVARIANT: the page backs entry `i` now, and no
                 // invalidation can run before the umem's mutex is dropped.
-                if let Some(slot) = t.slots.get_mut(i) {
-                    *slot = entry;
+                *entry = page.as_ptr() as usize | if writable { WRITABLE } else { 0 };
+            }
+            {
+                let mut t = self.mirror.table.lock();
+                if let Some(slots) = t.slots.get_mut(batch) {
+                    slots.copy_from_slice(&entries[..n]);
                 }
             }
-            drop(t);
             rt::cond_resched();
         }
         // SAFETY: taken by the successful map above.
         unsafe { sys::rrxe_odp_unlock(ptr) };
+        // The access that asked fails cleanly, rather than asking for the
+        // same fault forever. A snapshot maps what it can: a registration
+        // over such memory succeeds, and its accesses fail.
+        if unreadable && how != OdpFault::Snapshot {
+            return Err(EFAULT);
+        }
         Ok(())
     }
+}
+
+/// Whether the kernel can read `page` where the data path maps it
+/// (`kmap_local_page`, which for a page not in high memory is its address
+/// in the direct map). `hmm_range_fault` maps every page of a process's
+/// memory, those of `memfd_secret` too, which are taken out of the direct
+/// map (`mm/secretmem.c`; only GUP refuses them): an access to one would
+/// oops in softirq context. The kernel exports no test of a page
+/// (`kernel_page_present`) nor of a mapping (`vma_is_secretmem`), so one
+/// byte of the page is read there with `copy_from_kernel_nofault`, which
+/// fails where the read would fault (and so finds any other page taken
+/// out of the direct map too).
+///
+/// # Safety
+///
+/// `page` stays allocated during the call.
+unsafe fn readable(page: NonNull<sys::page>) -> bool {
+    // SAFETY: the page is allocated (the caller); the read cannot fault.
+    unsafe { sys::rrxe_page_readable(page.as_ptr()) }
 }
 
 /// Entries the mirror's lock is held for at most while a fault fills them,
