@@ -104,6 +104,13 @@ pub(crate) fn send_read_responses(
                     // Nothing after it may leave first: all wait for the
                     // fault, which runs the responses again.
                     ReadEnd::Paused => return false,
+                    // Its NAK is the last packet of the QP, which goes to
+                    // ERR: no later response, nor the deferred ACK, may
+                    // follow it (the flush forgets them).
+                    ReadEnd::Failed => {
+                        st.resp.reads_pending = false;
+                        return false;
+                    }
                 }
             }
             None => {}
@@ -130,6 +137,9 @@ enum ReadEnd {
     /// wait for the fault (asked for in the effects), which runs them
     /// again.
     Paused,
+    /// The READ failed: its NAK was sent and the QP enters ERR. Nothing
+    /// more leaves.
+    Failed,
 }
 
 /// Sends what the outbox has room for of the READ in resource `i` (its
@@ -195,12 +205,18 @@ fn send_read(
                     Missing::Fail => {
                         // Memory the process does not have: as rxe's R_Key
                         // violation, a remote access error, and the QP
-                        // fails (class C).
+                        // fails (class C). The NAK carries the PSN of the
+                        // READ request answered, as rxe's responder (which
+                        // NAKs the request packet): rxe's completer drops
+                        // a NAK past the responses it received (one was
+                        // lost: the READ would end in a retry error against
+                        // a QP in ERR), and takes one at or before them as
+                        // the READ's; rrxe's takes both.
                         end_read(st, i);
                         let code = NakCode::RemoteAccessError;
-                        emit_ack(st, ndev, &mut fx.out, psn, Syndrome::Nak(code));
+                        emit_ack(st, ndev, &mut fx.out, first_psn, Syndrome::Nak(code));
                         fx.enter_error(ErrCause::NakSent(code));
-                        return ReadEnd::Done;
+                        return ReadEnd::Failed;
                     }
                 }
             }

@@ -44,6 +44,16 @@ pub(crate) fn on_response(
     pkt: &Packet<'_>,
 ) {
     let psn = pkt.headers.bth.psn;
+    // A READ that fails on the responder's side after some of its
+    // responses arrived is NAKed with the PSN of the READ request (rxe's
+    // responder and rrxe's), behind the oldest unacknowledged PSN: it
+    // fails the READ all the same.
+    if let (Some(aeth), OpClass::Ack) = (pkt.headers.aeth, pkt.info().class()) {
+        if is_fatal(aeth.syndrome) && st.send.in_answered_read(psn) {
+            on_ack(ctx, st, fx, psn, aeth.syndrome);
+            return;
+        }
+    }
     // Ignore responses to PSNs never sent or long acknowledged.
     let oldest = st.send.oldest_unacked();
     if !psn.in_window(oldest.sub(1), oldest.distance(st.send.psn()) + 1) {
@@ -66,6 +76,17 @@ pub(crate) fn on_response(
             on_ack(ctx, st, fx, psn, aeth.syndrome);
         }
     }
+}
+
+/// Whether a NAK's syndrome ends the request it names, and the QP: those
+/// the responder sends once, before its QP enters ERR.
+fn is_fatal(syndrome: Syndrome) -> bool {
+    matches!(
+        syndrome,
+        Syndrome::Nak(
+            NakCode::InvalidRequest | NakCode::RemoteAccessError | NakCode::RemoteOperationalError
+        )
+    )
 }
 
 /// Everything before `psn` was received by the responder: SENDs and

@@ -296,6 +296,18 @@ impl SendState {
         }
     }
 
+    /// Whether `psn` is that of a response received already of the oldest
+    /// flight still waiting, a READ: where a responder that fails the READ
+    /// after some of its responses puts its NAK (the PSN of the READ
+    /// request it answers, which a retry of the rest moves up to its first
+    /// missing response), behind [`Self::oldest_unacked`].
+    pub(super) fn in_answered_read(&self, psn: Psn) -> bool {
+        self.flights
+            .iter()
+            .find(|f| !f.is_done() && f.op != FlightOp::Local)
+            .is_some_and(|f| f.op == FlightOp::Read && psn.in_window(f.first_psn, f.read_next))
+    }
+
     /// READs, atomics and ATOMIC WRITEs started and not complete: the
     /// places of the initiator depth in use
     /// ([`SendOp::uses_initiator_depth`](crate::logic::wqe::SendOp::uses_initiator_depth)).
