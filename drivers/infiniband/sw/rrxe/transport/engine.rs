@@ -35,7 +35,7 @@ use crate::{
         mtu::{ib_mtu_bytes, ib_mtu_for_netdev},
         packet::Packet,
     },
-    transport::qp::{Deferred, Effects, QpInner, QpState_, Side},
+    transport::qp::{Deferred, Effects, Held, QpInner, QpState_, Side},
     transport::resp::{self, RxMeta},
     transport::send::comp,
     transport::send::req::{self, ReqEnd},
@@ -269,9 +269,10 @@ impl QpInner {
 
     /// A packet for this QP, from the receive path (softirq, on the home
     /// CPU: [`QpInner::arrive`]). Returns whether it waits for a page
-    /// fault: the caller then holds its datagram, to hand it in again once
-    /// the fault is resolved ([`QpInner::release_rx`]).
-    pub(crate) fn receive(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>) -> bool {
+    /// fault: the caller then holds its datagram (with what this returned),
+    /// to hand it in again once the fault is resolved
+    /// ([`QpInner::release_rx`]).
+    pub(crate) fn receive(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>) -> Option<Held> {
         self.deliver(pkt, meta, true)
     }
 
@@ -280,7 +281,7 @@ impl QpInner {
     /// waits for a page fault is dropped (it is the group's, not this
     /// QP's, and UD may lose it), the fault resolved for the next one.
     pub(crate) fn receive_multicast(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>) {
-        if self.deliver(pkt, meta, false) {
+        if self.deliver(pkt, meta, false).is_some() {
             self.defer(Deferred::Fault);
         }
     }
@@ -289,12 +290,10 @@ impl QpInner {
     /// the QP's received packets (its counter's, or the port's) once it
     /// passed the QP's checks. Returns whether it waits for a page fault
     /// (then nothing of it was done, nor counted).
-    fn deliver(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>, count: bool) -> bool {
+    fn deliver(self: &Arc<Self>, pkt: &Packet<'_>, meta: &RxMeta<'_>, count: bool) -> Option<Held> {
         // Answers leave through the device's netdev, whatever the packet
         // arrived on (`lo`, for a device's packets to itself).
-        let Some(ndev) = self.dev.netdev() else {
-            return false;
-        };
+        let ndev = self.dev.netdev()?;
         let ndev = &*ndev;
         let mut fx = Effects::new();
         let mut st = self.state.lock();
@@ -305,29 +304,27 @@ impl QpInner {
         if info.is_response() {
             if self.ty != QpType::Rc || !st.can_send() {
                 dropped(pkt, DropReason::QpState);
-                return false;
+                return None;
             }
             if !st.path.is_some_and(|p| meta.follows(&p)) {
                 dropped(pkt, DropReason::WrongPath);
-                return false;
+                return None;
             }
             let mut sq = self.sq.lock();
-            let Some(sq) = (*sq).as_mut() else {
-                return false;
-            };
+            let sq = (*sq).as_mut()?;
             comp::on_response(&ctx, &mut st, &mut fx, sq, pkt);
             comp::complete_done(&ctx, &mut st, &mut fx, sq);
             kick = true;
         } else {
             if !st.can_receive() {
                 dropped(pkt, DropReason::QpState);
-                return false;
+                return None;
             }
             if matches!(self.ty, QpType::Rc | QpType::Uc)
                 && !st.path.is_some_and(|p| meta.follows(&p))
             {
                 dropped(pkt, DropReason::WrongPath);
-                return false;
+                return None;
             }
             let mut rq = self.rq.lock();
             let meta = RxMeta { ndev, ..*meta };
@@ -339,8 +336,8 @@ impl QpInner {
             }
         }
         // A held packet comes back: it is counted when it is taken.
-        let held = fx.holds_packet();
-        if count && !held {
+        let held = fx.holds_packet().then(|| st.faults.held());
+        if count && held.is_none() {
             ctx.counters.received(pkt.layout.total_len);
         }
         let rnr_pending = fx.rnr_waits();

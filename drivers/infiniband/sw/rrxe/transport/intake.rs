@@ -24,7 +24,7 @@ use crate::{
         opcode::Opcode,
         packet::{parse_packet, Packet},
     },
-    transport::qp::{Deferred, QpInner},
+    transport::qp::{Deferred, Held, QpInner},
     transport::resp::RxMeta,
 };
 use core::sync::atomic::Ordering;
@@ -141,10 +141,10 @@ impl QpInner {
     pub(crate) fn arrive(self: &Arc<Self>, dg: RxDatagram, bulk: bool) {
         let here = !bulk && (self.runs_here() || !self.streaming());
         if here && self.rx_backlog.load(Ordering::Acquire) == 0 {
-            if self.take(&dg) {
+            if let Some(held) = self.take(&dg) {
                 // It waits for a page fault: queued after all, first.
                 self.rx_backlog.fetch_add(1, Ordering::AcqRel);
-                self.hold(dg);
+                self.hold(dg, held);
             }
             return;
         }
@@ -178,9 +178,9 @@ impl QpInner {
                 let Some(dg) = self.rxq.pop() else {
                     break;
                 };
-                if self.take(&dg) {
+                if let Some(held) = self.take(&dg) {
                     // Still counted in the backlog.
-                    self.hold(dg);
+                    self.hold(dg, held);
                     break;
                 }
                 drop(dg);
@@ -203,8 +203,8 @@ impl QpInner {
     /// Checks a datagram and hands its packet to the completer or
     /// responder. Returns whether it waits for a page fault (nothing of it
     /// done): the caller holds it ([`QpInner::hold`]).
-    fn take(self: &Arc<Self>, dg: &RxDatagram) -> bool {
-        checked(dg).is_some_and(|pkt| self.receive(&pkt, &meta(dg)))
+    fn take(self: &Arc<Self>, dg: &RxDatagram) -> Option<Held> {
+        checked(dg).and_then(|pkt| self.receive(&pkt, &meta(dg)))
     }
 
     /// `dg`, counted in `rx_backlog`, waits for a page fault of a region
@@ -213,9 +213,43 @@ impl QpInner {
     /// fault and cleared `rx_held`. The flag is set first, so that no run
     /// takes the datagram back before; the fault work is queued last, so
     /// that it finds the datagram held.
-    fn hold(self: &Arc<Self>, dg: RxDatagram) {
-        self.rx_held.store(true, Ordering::Release);
-        self.rxq.push_front(dg);
-        self.defer(Deferred::Fault);
+    ///
+    /// Unless the QP was reset (or flushed) since the datagram was found
+    /// waiting (`held`): it is then the old connection's, and is dropped
+    /// here rather than replayed into the next. Checked under the QP's
+    /// lock, under which a reset moves the epoch on before it purges the
+    /// queue ([`QpInner::purge_rx`]): a datagram is either put back before
+    /// (and purged) or dropped here.
+    fn hold(self: &Arc<Self>, dg: RxDatagram, held: Held) {
+        {
+            let st = self.state.lock();
+            if st.faults.is_current(held) {
+                self.rx_held.store(true, Ordering::Release);
+                self.rxq.push_front(dg);
+                drop(st);
+                self.defer(Deferred::Fault);
+                return;
+            }
+        }
+        trace_drop(&dg, DropReason::QpState);
+        drop(dg);
+        self.rx_backlog.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// The QP was reset: the datagrams queued for it are its old
+    /// connection's, the held one first (whose fault was forgotten). All
+    /// go, as posted work does on RESET, instead of being taken in the
+    /// QP's next life (where a held one, replayed after RESET, INIT and
+    /// RTR, would enter the new connection). One put back meanwhile by a
+    /// run that found it waiting before the reset is dropped by
+    /// [`QpInner::hold`]; one that arrives meanwhile is as one that
+    /// arrived before the reset, lost (RC retransmits what matters).
+    pub(in crate::transport) fn purge_rx(&self) {
+        while let Some(dg) = self.rxq.pop() {
+            trace_drop(&dg, DropReason::QpState);
+            drop(dg);
+            self.rx_backlog.fetch_sub(1, Ordering::AcqRel);
+        }
+        self.rx_held.store(false, Ordering::Release);
     }
 }

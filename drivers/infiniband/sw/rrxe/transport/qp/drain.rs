@@ -28,7 +28,9 @@ struct Drained {
 
 impl QpInner {
     /// On entering RESET: drops what was posted, without completions, and
-    /// clears the slots (rxe's `rxe_qp_reset`).
+    /// clears the slots (rxe's `rxe_qp_reset`), and the datagrams queued
+    /// for the QP, a held one too: the faults forgotten (under the lock),
+    /// then the queue purged ([`QpInner::purge_rx`]).
     pub(in crate::transport) fn reset_queues(&self) {
         {
             let mut st = self.state.lock();
@@ -36,6 +38,7 @@ impl QpInner {
             st.resp.reset();
             st.faults.clear();
         }
+        self.purge_rx();
         if let Some(sq) = (*self.sq.lock()).as_mut() {
             sq.clear();
         }

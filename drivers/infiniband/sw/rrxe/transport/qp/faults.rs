@@ -49,7 +49,16 @@ pub(crate) struct Faults {
     rx: FaultSlot<PageFault>,
     /// The requester's and READ responses': what sending waits for.
     tx: FaultSlot<PageFault>,
+    /// Bumped whenever the faults are forgotten ([`Faults::clear`]): a
+    /// datagram found waiting for a fault before (its [`Held`]) belongs
+    /// to what the QP was then, and is not held any more.
+    epoch: u32,
 }
+
+/// A datagram waits for a page fault of the receive side, asked for in
+/// the QP's fault epoch held here (see [`Faults::is_current`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Held(u32);
 
 impl Faults {
     /// None asked for.
@@ -57,7 +66,20 @@ impl Faults {
         Self {
             rx: FaultSlot::new(),
             tx: FaultSlot::new(),
+            epoch: 0,
         }
+    }
+
+    /// What a datagram that waits for the receive side's fault carries
+    /// until it is held.
+    pub(in crate::transport) fn held(&self) -> Held {
+        Held(self.epoch)
+    }
+
+    /// Whether the faults were not forgotten since `held` was made: the
+    /// datagram is still the QP's to hold.
+    pub(in crate::transport) fn is_current(&self, held: Held) -> bool {
+        held.0 == self.epoch
     }
 
     fn slot(&mut self, side: Side) -> &mut FaultSlot<PageFault> {
@@ -94,10 +116,11 @@ impl Faults {
     }
 
     /// The QP was reset or flushed: what was asked or failed no longer
-    /// concerns it.
+    /// concerns it, nor does a datagram found waiting for it.
     pub(in crate::transport) fn clear(&mut self) {
         self.rx.clear();
         self.tx.clear();
+        self.epoch = self.epoch.wrapping_add(1);
     }
 }
 

@@ -50,7 +50,7 @@ pub(in crate::transport) use self::{
 pub(crate) use self::{
     ctx::QpCtx,
     effects::{Effects, ErrCause},
-    faults::{Faults, Missing, Side},
+    faults::{Faults, Held, Missing, Side},
     inner::{QpInner, RrxeQp},
     report::QpFile,
     state::QpState_,
