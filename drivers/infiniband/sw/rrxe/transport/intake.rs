@@ -140,11 +140,30 @@ impl QpInner {
     /// one ([`QpInner::rx_cpu`](crate::transport::qp::QpInner)).
     pub(crate) fn arrive(self: &Arc<Self>, dg: RxDatagram, bulk: bool) {
         let here = !bulk && (self.runs_here() || !self.streaming());
-        if here && self.rx_backlog.load(Ordering::Acquire) == 0 {
-            if let Some(held) = self.take(&dg) {
-                // It waits for a page fault: queued after all, first.
-                self.rx_backlog.fetch_add(1, Ordering::AcqRel);
-                self.hold(dg, held);
+        // Counted while it is taken, from the moment the backlog is found
+        // empty (one atomic step): a datagram that arrives meanwhile on
+        // another CPU is queued behind it, not taken around it, should it
+        // turn out to wait for a page fault. (Counted only once held, the
+        // other could be taken first.) The queue's run on the home CPU
+        // cannot run beside a take there (both are softirq work, or run
+        // with bottom halves off); one taken elsewhere (a QP that does not
+        // stream) may still see the run take a later datagram before this
+        // one is put back, in which case the transport's order checks
+        // (PSNs) sort them out.
+        if here
+            && self
+                .rx_backlog
+                .compare_exchange(0, 1, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+        {
+            match self.take(&dg) {
+                // It waits for a page fault: queued after all, first, and
+                // still counted.
+                Some(held) => self.hold(dg, held),
+                None => {
+                    drop(dg);
+                    self.rx_backlog.fetch_sub(1, Ordering::AcqRel);
+                }
             }
             return;
         }

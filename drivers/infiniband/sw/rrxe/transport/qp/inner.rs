@@ -88,7 +88,8 @@ pub(crate) struct QpInner {
     /// Received datagrams waiting for the home CPU.
     #[pin]
     pub(in crate::transport) rxq: RxQueue,
-    /// Datagrams queued in `rxq` or being taken from it: while not zero,
+    /// Datagrams queued in `rxq` or being taken (from it, or at once as
+    /// they arrive): while not zero,
     /// a datagram arriving is queued behind them, never taken at once, so
     /// that the QP takes its datagrams in order.
     pub(in crate::transport) rx_backlog: AtomicU32,
