@@ -17,7 +17,11 @@
 # - advise_mr (through the ioctl: the guest's rxe provider does not pass
 #   ibv_advise_mr on): read, write and no-fault prefetch, with and without
 #   the flush flag, traffic after each; a bad L_Key; a range outside the
-#   region; a range the process unmapped;
+#   region; a range the process unmapped; a region registered at an iova
+#   other than its address (prefetch_iova: rrxe reads the SGE in the
+#   region's iova space, as mlx5 and as a work request's SGE; rdma_rxe
+#   reads it as an address, EFAULT for the iova, and its data path reads
+#   iovas as addresses, so it gets no traffic there: shown, not counted);
 # - hostile: a WRITE or READ of a remote region whose memory was unmapped,
 #   a SEND from an unmapped local buffer, a SEND into an unmapped receive,
 #   a 4 MiB WRITE whose target is unmapped right after it was posted:
@@ -118,7 +122,7 @@ done <"$tmp/$ref"
 # above as a difference), and the caps are rdma_rxe's.
 for name in caps rc_send rc_write rc_read rc_read_untouched rc_atomic rc_srq rc_remap \
 	rc_fork ud_send prefetch_read prefetch_write prefetch_no_fault prefetch_read_async \
-	prefetch_write_async unmap_midway; do
+	prefetch_write_async prefetch_iova unmap_midway; do
 	[ $# -gt 0 ] && ! grep -q "^case $name:" "$tmp/$dut" && continue
 	check "$dut: $name ok" grep -q "^case $name: ok$" "$tmp/$dut"
 done

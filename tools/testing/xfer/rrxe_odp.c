@@ -38,6 +38,14 @@
  *                bad L_Key; a range not mapped
  *   prefetch_ro  a write prefetch of a region registered without write
  *                access (the drivers differ: see 28-odp.sh)
+ *   prefetch_iova  advise_mr on a region registered at an iova other than
+ *                its address (ibv_reg_mr_iova): the SGE in the region's
+ *                iova space must prefetch, one at the address (outside
+ *                that space) EFAULT; then a WRITE to the iova lands at the
+ *                address. rdma_rxe takes the SGE as an address, and its
+ *                data path reads iovas as addresses (so the WRITE is only
+ *                sent where the iova advice passed: rdma_rxe would read
+ *                past its page table)
  *   unmapped_write, unmapped_read   RDMA WRITE / READ of a remote region
  *                whose memory was unmapped: the requester's status
  *   unmapped_send   SEND from a local region whose memory was unmapped
@@ -863,6 +871,68 @@ static void case_prefetch_ro(void)
 		munmap(m, BUF);
 }
 
+/* advise_mr's SGE names the region as a work request's does, in its iova
+ * space (mlx5's reading; rrxe's), not by the process's address (rdma_rxe's
+ * reading, which only differs where iova != address). */
+static void case_prefetch_iova(void)
+{
+	uint8_t *m = map_anon(BUF);
+	/* Page-aligned like m, and outside [m, m + BUF). */
+	uint64_t iova = m ? (uintptr_t)m + 16ull * BUF : 0;
+	struct ibv_mr *mr = m ? ibv_reg_mr_iova(pd, m, BUF, iova,
+						ALL_ACCESS | IBV_ACCESS_ON_DEMAND) : NULL;
+	struct ib_uverbs_sge sge;
+	struct pair p;
+	struct bufs x;
+	int ri, rv, side;
+
+	if (!mr) {
+		result("prefetch_iova", "setup %s", errname(errno));
+		goto out;
+	}
+	sge = (struct ib_uverbs_sge){ iova + 4096, 3 * 4096, mr->lkey };
+	ri = advise(IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+		    IB_UVERBS_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	sge = (struct ib_uverbs_sge){ (uintptr_t)m + 4096, 3 * 4096, mr->lkey };
+	rv = advise(IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+		    IB_UVERBS_ADVISE_MR_FLAG_FLUSH, &sge, 1);
+	if (ri || rv != EFAULT) {
+		result("prefetch_iova", "iova %s, address %s", errname(ri), errname(rv));
+		goto out;
+	}
+	/* The device finds the region by its iova, the bytes at m. */
+	why[0] = 0;
+	if (pair_make(&p, IBV_QPT_RC, 0)) {
+		result("prefetch_iova", "setup pair");
+		goto out;
+	}
+	if (bufs_make(&x)) {
+		result("prefetch_iova", "setup bufs");
+		pair_free(&p);
+		goto out;
+	}
+	fill(x.a, 65536, 9);
+	if (!post_op(&p, IBV_WR_RDMA_WRITE, x.a, 65536, x.ma->lkey, iova + 4096,
+		     mr->rkey, 0, 0)) {
+		enum ibv_wc_status st = wait_n(1, &side);
+
+		if (st != IBV_WC_SUCCESS)
+			failed_wc("write", 0, st, side);
+		else if (check(m + 4096, 65536, 9) >= 0)
+			failed_data("write", 0, check(m + 4096, 65536, 9));
+	} else {
+		snprintf(why, sizeof(why), "post %s", errname(errno));
+	}
+	result("prefetch_iova", "%s", why[0] ? why : "ok");
+	bufs_free(&x);
+	pair_free(&p);
+out:
+	if (mr)
+		ibv_dereg_mr(mr);
+	if (m)
+		munmap(m, BUF);
+}
+
 /* ---- hostile: memory unmapped under the device ------------------------- */
 
 enum hostile { H_WRITE, H_READ, H_SEND, H_RECV, H_MIDWAY };
@@ -1146,6 +1216,8 @@ int main(int argc, char **argv)
 		case_prefetch();
 	if (wanted(argc, argv, "prefetch_ro"))
 		case_prefetch_ro();
+	if (wanted(argc, argv, "prefetch_iova"))
+		case_prefetch_iova();
 	if (wanted(argc, argv, "unmapped_write"))
 		case_hostile("unmapped_write", H_WRITE);
 	if (wanted(argc, argv, "unmapped_read"))

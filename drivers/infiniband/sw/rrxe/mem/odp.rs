@@ -103,7 +103,10 @@ impl Covers for PageFault {
 
 /// `ibv_advise_mr` on the regions of PD `pd` that `sges` name by L_Key,
 /// address and length: prefetch (map the pages for reading, for writing,
-/// or those present without faulting), as rxe. With
+/// or those present without faulting), as rxe. An SGE's address is in
+/// the region's iova space, as in a work request (and as mlx5 reads it;
+/// rxe reads it as the process's address, the same number unless the
+/// region was registered at another iova: see design.rst). With
 /// [`AdviseMrFlags::FLUSH`] every error is reported; without, the advice
 /// is best effort: only the SGEs are checked (`EINVAL` for a key that
 /// names no ODP region of the PD, `EFAULT` for a range outside the region,
@@ -135,7 +138,8 @@ pub(crate) fn advise(
             .get(sge.lkey)
             .filter(|mr| mr.in_pd(pd) && mr.is_odp())
             .ok_or(EINVAL)?;
-        // A stale key (EINVAL) or a range outside the region.
+        // A stale key (EINVAL) or a range outside the region (EFAULT),
+        // in its iova space.
         let at =
             mr.check(sge.lkey, sge.addr, len, 0)
                 .map_err(|e| if e == EACCES { EFAULT } else { e })?;
