@@ -159,7 +159,9 @@ impl QpInner {
             match self.take(&dg) {
                 // It waits for a page fault: queued after all, first, and
                 // still counted.
-                Some(held) => self.hold(dg, held),
+                Some(held) => {
+                    self.hold(dg, held);
+                }
                 None => {
                     drop(dg);
                     self.rx_backlog.fetch_sub(1, Ordering::AcqRel);
@@ -198,9 +200,12 @@ impl QpInner {
                     break;
                 };
                 if let Some(held) = self.take(&dg) {
-                    // Still counted in the backlog.
-                    self.hold(dg, held);
-                    break;
+                    // Still counted in the backlog. Unless the QP was reset
+                    // meanwhile (it is then dropped): the rest are taken.
+                    if self.hold(dg, held) {
+                        break;
+                    }
+                    continue;
                 }
                 drop(dg);
                 self.rx_backlog.fetch_sub(1, Ordering::AcqRel);
@@ -238,8 +243,8 @@ impl QpInner {
     /// here rather than replayed into the next. Checked under the QP's
     /// lock, under which a reset moves the epoch on before it purges the
     /// queue ([`QpInner::purge_rx`]): a datagram is either put back before
-    /// (and purged) or dropped here.
-    fn hold(self: &Arc<Self>, dg: RxDatagram, held: Held) {
+    /// (and purged) or dropped here. Returns whether it was put back.
+    fn hold(self: &Arc<Self>, dg: RxDatagram, held: Held) -> bool {
         {
             let st = self.state.lock();
             if st.faults.is_current(held) {
@@ -247,12 +252,13 @@ impl QpInner {
                 self.rxq.push_front(dg);
                 drop(st);
                 self.defer(Deferred::Fault);
-                return;
+                return true;
             }
         }
         trace_drop(&dg, DropReason::QpState);
         drop(dg);
         self.rx_backlog.fetch_sub(1, Ordering::AcqRel);
+        false
     }
 
     /// The QP was reset: the datagrams queued for it are its old
