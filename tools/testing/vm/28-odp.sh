@@ -37,7 +37,8 @@
 # The harness fails the script on any kernel report (KASAN, lockdep,
 # WARNING, BUG) and kmemleak finds what a region left behind.
 #
-# usage: 28-odp.sh [CASE...]   (rrxe_odp's cases; default all)
+# usage: 28-odp.sh [CASE...]   (rrxe_odp's cases; default all; `secret`
+#   runs on rrxe alone)
 #   $RRXE_ODP_ITERS messages per traffic case (default 20).
 . "$RRXE_TOP/tools/testing/lib.sh"
 
