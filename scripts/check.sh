@@ -116,7 +116,7 @@ build() {
 # 27-fault-inject puts failslab and fail_page_alloc back as booted (but
 # for their verbose 0) and needs no boot of its own; it comes last in
 # its boot all the same, so that nothing runs after its injected failures.
-VM_GROUPS=${RRXE_VM_GROUPS:-"13 14 15 16 17 | 01 02 03 04 05 06 07 08 10 22 25 26 27 | 09 20 21 24 23 18 19 | 11 12 kmemleak=off"}
+VM_GROUPS=${RRXE_VM_GROUPS:-"13 14 15 16 17 | 01 02 03 04 05 06 07 08 10 22 25 26 28 27 | 09 20 21 24 23 18 19 | 11 12 kmemleak=off"}
 
 # RRXE_VM_LANES: how many guests boot at once. A debug-kernel guest keeps
 # about one of its two vCPUs busy (each script's "CPUs N% busy" line): the
