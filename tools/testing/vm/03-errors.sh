@@ -36,7 +36,9 @@ check "b0 is still free for a link" rdma link add rrxe1 type rrxe netdev b0
 # What the driver refuses fails cleanly, with EOPNOTSUPP (as rdma_rxe): an
 # on-demand paging MR over huge pages (28-odp runs on-demand paging itself).
 check "unsupported requests fail cleanly (on-demand paging MR over huge pages)" python3 - <<'PY'
+import ctypes
 import errno
+import mmap
 from pyverbs.device import Context
 from pyverbs.pd import PD
 from pyverbs.mr import MR
@@ -44,8 +46,13 @@ from pyverbs.pyverbs_error import PyverbsRDMAError
 import pyverbs.enums as e
 ctx = Context(name="rrxe0")
 pd = PD(ctx)
+# A buffer of ours: given none, pyverbs maps huge pages for a HUGETLB MR
+# itself (and the guest has none).
+buf = mmap.mmap(-1, 4096)
+addr = ctypes.addressof(ctypes.c_char.from_buffer(buf))
 try:
-    MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_ON_DEMAND | e.IBV_ACCESS_HUGETLB)
+    MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_ON_DEMAND | e.IBV_ACCESS_HUGETLB,
+       address=addr)
 except PyverbsRDMAError as err:
     print("reg_mr(ON_DEMAND | HUGETLB):", err)
     assert err.error_code == errno.EOPNOTSUPP, err.error_code
