@@ -117,11 +117,16 @@ impl ImplicitOdp {
     /// making the children they lie in where there are none yet: child by
     /// child, in order, stopping at the first that fails. Process context:
     /// sleeps. `EINVAL` once deregistered (or for an access that wraps),
-    /// `EFAULT` where the process has no memory (no child is made for a
+    /// `EACCES` for a write fault of a region registered without write
+    /// access, `EFAULT` where the process has no memory (no child is made for a
     /// range without any), `ENOMEM` where a child's tables cannot be had,
     /// otherwise as [`UmemOdp::map`].
     pub(crate) fn fault_in(&self, addr: u64, len: u64, how: OdpFault) -> Result {
         let parts = child_parts(addr, len).ok_or(EINVAL)?;
+        // As `UmemOdp::map` would answer, before a child is made for it.
+        if how == OdpFault::Write && !self.writable {
+            return Err(EACCES);
+        }
         let mut held = self.umems.lock();
         let umems = Option::as_mut(&mut *held).ok_or(EINVAL)?;
         for part in parts {
