@@ -33,8 +33,9 @@ check_dmesg "kernel log says why (name taken)" 'rrxe: cannot add rrxe0 on b0: th
 check "still exactly one device" test "$(devices)" = 1
 check "b0 is still free for a link" rdma link add rrxe1 type rrxe netdev b0
 
-# What the driver refuses fails cleanly, with EOPNOTSUPP (as rdma_rxe).
-check "unsupported requests fail cleanly (on-demand paging MR)" python3 - <<'PY'
+# What the driver refuses fails cleanly, with EOPNOTSUPP (as rdma_rxe): an
+# on-demand paging MR over huge pages (28-odp runs on-demand paging itself).
+check "unsupported requests fail cleanly (on-demand paging MR over huge pages)" python3 - <<'PY'
 import errno
 from pyverbs.device import Context
 from pyverbs.pd import PD
@@ -44,12 +45,12 @@ import pyverbs.enums as e
 ctx = Context(name="rrxe0")
 pd = PD(ctx)
 try:
-    MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_ON_DEMAND)
+    MR(pd, 4096, e.IBV_ACCESS_LOCAL_WRITE | e.IBV_ACCESS_ON_DEMAND | e.IBV_ACCESS_HUGETLB)
 except PyverbsRDMAError as err:
-    print("reg_mr(ON_DEMAND):", err)
+    print("reg_mr(ON_DEMAND | HUGETLB):", err)
     assert err.error_code == errno.EOPNOTSUPP, err.error_code
 else:
-    raise SystemExit("an on-demand MR was registered")
+    raise SystemExit("an on-demand MR over huge pages was registered")
 pd.close()
 ctx.close()
 PY
