@@ -90,6 +90,22 @@ impl Completion {
         });
     }
 
+    /// The `sl` of a user completion. RoCE has no service level (rxe
+    /// reports 0); mlx5 reports there, for a packet received, the network
+    /// header it came with (its CQE's RoCE L3 header type: 1 for IPv6, 2
+    /// for IPv4), and UCX up to 1.18 reads it so for its UD transport:
+    /// unless it says IPv4, UCX takes the 40 bytes before a datagram for
+    /// an IPv6 header, finds no destination GID of its own there, and
+    /// drops every datagram that came over IPv4 (`ud_verbs`, and UCP's
+    /// wire-up through it, then hang). rrxe reports mlx5's values.
+    fn user_sl(&self) -> u8 {
+        match self.network_hdr_type {
+            Some(NetworkHdrType::Ipv4) => 2,
+            Some(NetworkHdrType::Ipv6) => 1,
+            None => 0,
+        }
+    }
+
     fn to_user(self) -> UserWorkCompletion {
         let mut wc = UserWorkCompletion {
             wr_id: self.wr_id,
@@ -101,6 +117,7 @@ impl Completion {
             byte_len: self.byte_len,
             pkey_index: self.pkey_index,
             port_num: self.port_num,
+            sl: self.user_sl(),
             ..Default::default()
         };
         wc.ex.imm_data = self.ex;
