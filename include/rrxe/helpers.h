@@ -208,6 +208,31 @@ struct ib_umem_odp *rrxe_odp_get(struct ib_device *dev, u64 addr, size_t size,
 				 int access,
 				 const struct mmu_interval_notifier_ops *ops);
 void rrxe_odp_release(struct ib_umem_odp *odp);
+/*
+ * ib_umem_odp_alloc_implicit(): the root of an implicit registration (the
+ * whole address space of the calling process), with no range, no notifier
+ * and no pages; ERR_PTR(-EOPNOTSUPP) without ODP in the kernel. The root
+ * also holds a reference to the process's mm_struct (mmgrab), which the
+ * core's root does not take: the children are created from it at fault
+ * time (ib_umem_odp_alloc_child() calls mmget_not_zero() on it), possibly
+ * after the process exited. Released with rrxe_odp_release_implicit().
+ */
+struct ib_umem_odp *rrxe_odp_alloc_implicit(struct ib_device *dev, int access);
+void rrxe_odp_release_implicit(struct ib_umem_odp *root);
+/*
+ * ib_umem_odp_alloc_child(): an ODP umem over @addr..@addr+@len of the
+ * root's process, with its own interval notifier (@ops) and page list, no
+ * page mapped; released with rrxe_odp_release(). Process context.
+ */
+struct ib_umem_odp *rrxe_odp_alloc_child(struct ib_umem_odp *root, u64 addr,
+					 u64 len,
+					 const struct mmu_interval_notifier_ops *ops);
+/*
+ * Whether the root's process has a mapping (a VMA) that meets
+ * @start..@end: false too if the process's address space is gone. Takes
+ * its mmap_lock for reading. Process context.
+ */
+bool rrxe_odp_has_vma(struct ib_umem_odp *root, u64 start, u64 end);
 /* Where an ODP umem lies: its pages from the page-aligned @base, and the
  * registration's own address and length. */
 struct rrxe_odp_geometry {

@@ -6,8 +6,8 @@
 # device, each in its own namespace (rxe_and_rrxe), two QPs of the device
 # talking to each other over lo:
 #
-# - registration: the odp_caps the device advertises; implicit ODP and
-#   IBV_ACCESS_HUGETLB refused (EOPNOTSUPP, as rdma_rxe);
+# - registration: the odp_caps the device advertises; IBV_ACCESS_HUGETLB
+#   refused (EOPNOTSUPP, as rdma_rxe);
 # - traffic on regions registered with IBV_ACCESS_ON_DEMAND, every byte
 #   checked, the pages taken away under the device between messages:
 #   madvise(MADV_DONTNEED) of both buffers (RC SEND/RECV, WRITE, READ,
@@ -29,11 +29,26 @@
 # - memfd_secret memory (out of the kernel's direct map) registered with
 #   ODP, on rrxe only (rdma_rxe's data path maps its pages: an oops): a
 #   WRITE into it, a READ of it, a SEND from it fail cleanly, the device
-#   never touching the pages.
+#   never touching the pages;
+# - implicit ODP (one region over the whole address space: ibv_reg_mr of
+#   NULL, SIZE_MAX), which rrxe has and rdma_rxe refuses (EOPNOTSUPP at
+#   registration): IBV_ODP_SUPPORT_IMPLICIT advertised; an iova other than
+#   0 refused (EINVAL, as mlx5); RC SEND, WRITE, READ and atomics between
+#   two buffers 2 GiB apart, each across a 1 GiB boundary (so over four of
+#   rrxe's 1 GiB children, a copy crossing from one into the next), both
+#   madvised before every message, every byte checked; advise_mr on the
+#   region (its children made by the prefetch), then a checked WRITE; a
+#   prefetch of memory the process does not have (EFAULT with the flush
+#   flag, ok without); a WRITE or READ of unmapped memory never reached
+#   before, and of memory reached once then unmapped (a remote access
+#   error), a SEND from unmapped memory (a local protection error), as
+#   for explicit ODP on rrxe.
 #
 # Each case passes when rrxe answers as rdma_rxe (or says "ok" where
-# rdma_rxe fails), but for the differences listed in `differs` below; every
-# data case must also say "ok" on rrxe.
+# rdma_rxe fails), but for the differences listed in `differs` below and
+# the implicit cases (`implicit_want`: rrxe's answer, rdma_rxe's being
+# EOPNOTSUPP, or "no implicit" for the caps); every data case must also
+# say "ok" on rrxe.
 # The harness fails the script on any kernel report (KASAN, lockdep,
 # WARNING, BUG) and kmemleak finds what a region left behind.
 #
@@ -75,6 +90,25 @@ done
 #     failed).
 declare -A differs=([prefetch_ro]=1 [unmapped_recv]=1 [unmapped_send]=1)
 
+# Implicit ODP: what rrxe must answer; rdma_rxe refuses the registration
+# (EOPNOTSUPP; its caps say "no implicit"), which is what it must answer.
+declare -A implicit_want=(
+	[implicit_caps]=ok
+	[implicit]=ok
+	[implicit_iova]=EINVAL
+	[implicit_rc_send]=ok
+	[implicit_rc_write]=ok
+	[implicit_rc_read]=ok
+	[implicit_rc_atomic]=ok
+	[implicit_prefetch]=ok
+	[implicit_prefetch_unmapped]=EFAULT
+	[implicit_prefetch_unmapped_async]=ok
+	[implicit_unmapped_write]="remote access error"
+	[implicit_unmapped_read]="remote access error"
+	[implicit_unmapped_again]="remote access error"
+	[implicit_unmapped_send]="local protection error"
+)
+
 # `secret` is rrxe's alone (below): never passed to the side-by-side run,
 # which runs every case when none is left.
 cases=()
@@ -107,7 +141,16 @@ while IFS= read -r line; do
 	r=${line#*: }
 	d=$(sed -n "s/^case $name: //p" "$tmp/$dut")
 	ncases=$((ncases + 1))
-	if [ -n "${differs[$name]:-}" ]; then
+	if [ -n "${implicit_want[$name]:-}" ]; then
+		want=${implicit_want[$name]}
+		rwant=EOPNOTSUPP
+		[ "$name" = implicit_caps ] && rwant="no implicit"
+		if [ "$d" = "$want" ] && [ "$r" = "$rwant" ]; then
+			ok "$name: $dut $d, $ref $r"
+		else
+			not_ok "$name: $dut ${d:-missing} (wanted $want), $ref ${r:-missing} (wanted $rwant)"
+		fi
+	elif [ -n "${differs[$name]:-}" ]; then
 		# Both must fail, cleanly, each its own way.
 		case "$r|$d" in
 		*FAIL* | *timeout* | *"|" | "|"*) not_ok "$name: $dut ${d:-missing}, $ref ${r:-missing}" ;;
@@ -122,7 +165,7 @@ while IFS= read -r line; do
 		not_ok "$name: $dut ${d:-missing}, $ref $r"
 	fi
 done <"$tmp/$ref"
-[ $ncases -ge 20 ] || [ $# -gt 0 ] || not_ok "rrxe_odp ran its cases on $ref ($ncases)"
+[ $ncases -ge 34 ] || [ $# -gt 0 ] || not_ok "rrxe_odp ran its cases on $ref ($ncases)"
 
 # rrxe on its own: the data cases pass (a control that fails one is shown
 # above as a difference), and the caps are rdma_rxe's.
@@ -137,6 +180,12 @@ for name in unmapped_write unmapped_read; do
 	check "$dut: $name ends with a remote access error" \
 		grep -q "^case $name: remote access error$" "$tmp/$dut"
 done
+# Implicit ODP on rrxe alone, whatever the control printed.
+for name in "${!implicit_want[@]}"; do
+	[ $# -gt 0 ] && ! grep -q "^case $name:" "$tmp/$dut" && continue
+	check "$dut: $name ${implicit_want[$name]}" \
+		grep -qx "case $name: ${implicit_want[$name]}" "$tmp/$dut"
+done
 # Memory the kernel cannot read: rrxe only (see the top).
 if [ $secret = 1 ] && [ -n "${gid[$dut]:-}" ]; then
 	timeout -k 10 300 ip netns exec "${ns[$dut]}" "$probe" -d "$dut" -g "${gid[$dut]}" \
@@ -150,8 +199,16 @@ if [ $secret = 1 ] && [ -n "${gid[$dut]:-}" ]; then
 	*) not_ok "$dut: secret: ${s:-missing} (wanted: $want)" ;;
 	esac
 fi
-odp_caps() { sed -n 's/^info odp //p' "$tmp/$1"; }
-[ $# -gt 0 ] || check "$dut advertises rdma_rxe's odp_caps ($(odp_caps $dut))" \
+# The caps are rdma_rxe's but for implicit ODP (IBV_ODP_SUPPORT_IMPLICIT,
+# 0x2 of the general caps: the implicit_caps case above).
+odp_caps() {
+	local g rest
+	# (not `< <(...)`: the guest's /dev has no /dev/fd)
+	read -r _ g rest <<<"$(sed -n 's/^info odp //p' "$tmp/$1")"
+	[ -n "${g:-}" ] || return 0
+	printf 'general 0x%x %s\n' $((g & ~2)) "$rest"
+}
+[ $# -gt 0 ] || check "$dut advertises rdma_rxe's odp_caps, implicit ODP aside ($(odp_caps $dut))" \
 	[ "$(odp_caps $dut)" = "$(odp_caps $ref)" ]
 
 # Nothing left on the devices once the process exited; the device goes.

@@ -17,8 +17,11 @@
  *
  * Cases (all by default, in this order):
  *
- *   caps         the device's odp_caps (ibv_query_device_ex)
+ *   caps         the device's odp_caps (ibv_query_device_ex): explicit ODP
+ *                and its transport caps
+ *   implicit_caps  IBV_ODP_SUPPORT_IMPLICIT advertised ("ok") or not
  *   implicit     implicit ODP (address 0, length SIZE_MAX): the errno
+ *   implicit_iova  implicit ODP at an iova other than 0: the errno
  *   hugetlb      IBV_ACCESS_HUGETLB with ODP: the errno
  *   rc_send      SEND/RECV of sizes 1 B .. 1 MiB, both buffers madvised
  *   rc_write     RDMA WRITE, both buffers madvised
@@ -54,6 +57,30 @@
  *   unmap_midway a 4 MiB RDMA WRITE, the target unmapped right after it
  *                was posted: success or a remote access error, nothing
  *                else
+ *
+ * Implicit ODP: one region over the whole address space (ibv_reg_mr of
+ * NULL, SIZE_MAX), both QPs' buffers in it, each 1 MiB straddling a 1 GiB
+ * boundary (an access crossing it spans two of the driver's children),
+ * the two 2 GiB apart (other children again). Where the registration
+ * fails, each case prints only its errno (rdma_rxe: EOPNOTSUPP):
+ *
+ *   implicit_rc_send, implicit_rc_write, implicit_rc_read   as rc_send,
+ *                rc_write, rc_read (both buffers madvised before each
+ *                message, every byte checked)
+ *   implicit_rc_atomic   as rc_atomic
+ *   implicit_prefetch    advise_mr on the implicit region (write, read,
+ *                no-fault, with the flush flag) of both buffers, each
+ *                followed by a checked WRITE; "ok"
+ *   implicit_prefetch_unmapped        a write prefetch (flush flag) of
+ *                memory the process does not have: the errno
+ *   implicit_prefetch_unmapped_async  the same without the flag: the errno
+ *   implicit_unmapped_write, implicit_unmapped_read   RDMA WRITE / READ of
+ *                memory the process unmapped (never reached before): the
+ *                requester's status
+ *   implicit_unmapped_again   RDMA WRITE of memory reached before (its
+ *                child made), then unmapped: the requester's status
+ *   implicit_unmapped_send    SEND from local memory the process
+ *                unmapped: the requester's status
  *
  * Only when named:
  *
@@ -435,14 +462,15 @@ static uint32_t msg_len(uint32_t i)
 
 struct bufs {
 	uint8_t *a, *b;		/* requester's, responder's */
-	struct ibv_mr *ma, *mb;
+	struct ibv_mr *ma, *mb;	/* the same region, if implicit */
+	int implicit;
 };
 
 static void bufs_free(struct bufs *x)
 {
 	if (x->ma)
 		ibv_dereg_mr(x->ma);
-	if (x->mb)
+	if (x->mb && x->mb != x->ma)
 		ibv_dereg_mr(x->mb);
 	if (x->a)
 		munmap(x->a, BUF);
@@ -465,6 +493,106 @@ static int bufs_make(struct bufs *x)
 	if (!x->mb)
 		return errno;
 	return 0;
+}
+
+/* ---- implicit ODP -------------------------------------------------------- */
+
+#define GIB (1ull << 30)
+
+static struct ibv_mr *implicit_mr(int access)
+{
+	return ibv_reg_mr(pd, NULL, SIZE_MAX, access | IBV_ACCESS_ON_DEMAND);
+}
+
+/* Anonymous memory mapped at p exactly (inside a reservation). */
+static int map_at(uint8_t *p, size_t len)
+{
+	return mmap(p, len, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED ? -1 : 0;
+}
+
+/*
+ * x's buffers for the implicit cases, one implicit region for both: a
+ * straddles a 1 GiB boundary G, b the boundary G + 2 GiB (so the driver's
+ * 1 GiB children of a and of b differ, and a copy of more than half a
+ * buffer crosses from one child into the next). Placed in a 4 GiB
+ * reservation, whose rest is unmapped again: nothing else of the process
+ * lies near them. Returns 0, a registration's errno (> 0), or -1 if the
+ * memory cannot be had.
+ */
+static int bufs_make_implicit(struct bufs *x)
+{
+	size_t span = 4 * GIB;
+	uint8_t *r, *end, *g;
+
+	memset(x, 0, sizeof(*x));
+	x->implicit = 1;
+	if (sizeof(void *) < 8)
+		return -1;
+	r = mmap(NULL, span, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED)
+		return -1;
+	end = r + span;
+	g = (uint8_t *)(((uintptr_t)r + BUF + GIB - 1) & ~(uintptr_t)(GIB - 1));
+	x->a = g - BUF / 2;
+	x->b = g + 2 * GIB - BUF / 2;
+	if (map_at(x->a, BUF) || map_at(x->b, BUF)) {
+		munmap(r, span);
+		x->a = x->b = NULL;
+		return -1;
+	}
+	munmap(r, (size_t)(x->a - r));
+	munmap(x->a + BUF, (size_t)(x->b - x->a - BUF));
+	munmap(x->b + BUF, (size_t)(end - x->b - BUF));
+	printf("info implicit buffers %p and %p (boundaries %p, %p)\n", (void *)x->a,
+	       (void *)x->b, (void *)g, (void *)(g + 2 * GIB));
+	x->ma = implicit_mr(ALL_ACCESS);
+	if (!x->ma)
+		return errno ? errno : EINVAL;
+	x->mb = x->ma;
+	return 0;
+}
+
+/* The buffers of a case, implicit or not: 0, or what to print. */
+static int bufs_for(struct bufs *x, int implicit, const char *name)
+{
+	int r = implicit ? bufs_make_implicit(x) : bufs_make(x);
+
+	if (!r)
+		return 0;
+	if (implicit && r > 0)
+		result(name, "%s", errname(r));
+	else
+		result(name, "register %s", r > 0 ? errname(r) : "no memory");
+	bufs_free(x);
+	return -1;
+}
+
+static void case_implicit_caps(void)
+{
+	struct ibv_device_attr_ex ex;
+
+	memset(&ex, 0, sizeof(ex));
+	if (ibv_query_device_ex(ctx, NULL, &ex))
+		result("implicit_caps", "%s", errname(errno));
+	else if (ex.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT)
+		result("implicit_caps", "ok");
+	else
+		result("implicit_caps", "no implicit");
+}
+
+/* An implicit registration at an iova other than 0 (mlx5: EINVAL). */
+static void case_implicit_iova(void)
+{
+	struct ibv_mr *mr = ibv_reg_mr_iova(pd, NULL, SIZE_MAX, 4096,
+					    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+
+	if (mr) {
+		ibv_dereg_mr(mr);
+		result("implicit_iova", "ok");
+	} else {
+		result("implicit_iova", "%s", errname(errno));
+	}
 }
 
 static void case_caps(void)
@@ -491,8 +619,6 @@ static void case_caps(void)
 	else if ((ex.odp_caps.per_transport_caps.rc_odp_caps & rc_want) != rc_want ||
 		 (ex.odp_caps.per_transport_caps.ud_odp_caps & ud_want) != ud_want)
 		result("caps", "transport caps missing");
-	else if (ex.odp_caps.general_caps & IBV_ODP_SUPPORT_IMPLICIT)
-		result("caps", "implicit");
 	else
 		result("caps", "ok");
 }
@@ -600,7 +726,7 @@ static pid_t fork_holder(struct bufs *x, uint32_t i, int *go)
 	return pid;
 }
 
-static void case_traffic(const char *name, enum traffic t)
+static void case_traffic(const char *name, enum traffic t, int implicit)
 {
 	struct pair p;
 	struct bufs x;
@@ -613,10 +739,7 @@ static void case_traffic(const char *name, enum traffic t)
 		result(name, "setup %s", errname(r));
 		return;
 	}
-	r = bufs_make(&x);
-	if (r) {
-		result(name, "register %s", errname(r));
-		bufs_free(&x);
+	if (bufs_for(&x, implicit, name)) {
 		pair_free(&p);
 		return;
 	}
@@ -686,7 +809,7 @@ static void case_read_untouched(void)
 	pair_free(&p);
 }
 
-static void case_atomic(void)
+static void case_atomic(const char *name, int implicit)
 {
 	struct pair p;
 	struct bufs x;
@@ -695,10 +818,12 @@ static void case_atomic(void)
 
 	why[0] = 0;
 	r = pair_make(&p, IBV_QPT_RC, 0);
-	if (!r)
-		r = bufs_make(&x);
 	if (r) {
-		result("rc_atomic", "setup %s", errname(r));
+		result(name, "setup %s", errname(r));
+		return;
+	}
+	if (bufs_for(&x, implicit, name)) {
+		pair_free(&p);
 		return;
 	}
 	for (uint32_t i = 0; i < (uint32_t)iters && !why[0]; i++) {
@@ -740,7 +865,7 @@ static void case_atomic(void)
 			snprintf(why, sizeof(why), "FAIL compare-and-swap %u: got %" PRIu64
 				 ", word %" PRIu64, i, *res, *word);
 	}
-	result("rc_atomic", "%s", why[0] ? why : "ok");
+	result(name, "%s", why[0] ? why : "ok");
 	bufs_free(&x);
 	pair_free(&p);
 }
@@ -931,6 +1056,136 @@ out:
 		ibv_dereg_mr(mr);
 	if (m)
 		munmap(m, BUF);
+}
+
+/* A checked WRITE of len bytes from x->a to x->b (message i): into why. */
+static void checked_write(struct pair *p, struct bufs *x, uint32_t len, uint32_t i)
+{
+	enum ibv_wc_status st;
+	int side;
+
+	fill(x->a, len, i);
+	if (post_op(p, IBV_WR_RDMA_WRITE, x->a, len, x->ma->lkey, (uintptr_t)x->b,
+		    x->mb->rkey, 0, 0)) {
+		snprintf(why, sizeof(why), "post %s", errname(errno));
+		return;
+	}
+	st = wait_n(1, &side);
+	if (st != IBV_WC_SUCCESS)
+		failed_wc("write", i, st, side);
+	else if (check(x->b, len, i) >= 0)
+		failed_data("write", i, check(x->b, len, i));
+}
+
+/* advise_mr on an implicit region: both buffers (each across a 1 GiB
+ * boundary), each advice with the flush flag, then a WRITE of a whole
+ * buffer, checked; then memory the process does not have. */
+static void case_implicit_prefetch(void)
+{
+	static const uint32_t advices[] = {
+		IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+		IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH,
+		IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_NO_FAULT,
+	};
+	struct ib_uverbs_sge sge[2];
+	struct pair p;
+	struct bufs x;
+	uint8_t *hole;
+	int r;
+
+	if (pair_make(&p, IBV_QPT_RC, 0)) {
+		result("implicit_prefetch", "setup pair");
+		return;
+	}
+	r = bufs_make_implicit(&x);
+	if (r) {
+		/* Every case of the group says why (rdma_rxe: EOPNOTSUPP). */
+		const char *e = r > 0 ? errname(r) : "register no memory";
+
+		result("implicit_prefetch", "%s", e);
+		result("implicit_prefetch_unmapped", "%s", e);
+		result("implicit_prefetch_unmapped_async", "%s", e);
+		bufs_free(&x);
+		pair_free(&p);
+		return;
+	}
+	why[0] = 0;
+	for (uint32_t k = 0; k < sizeof(advices) / sizeof(advices[0]) && !why[0]; k++) {
+		drop_pages(x.a, BUF);
+		drop_pages(x.b, BUF);
+		sge[0] = (struct ib_uverbs_sge){ (uintptr_t)x.a, BUF, x.ma->lkey };
+		sge[1] = (struct ib_uverbs_sge){ (uintptr_t)x.b, BUF, x.ma->lkey };
+		r = advise(advices[k], IB_UVERBS_ADVISE_MR_FLAG_FLUSH, sge, 2);
+		if (r)
+			snprintf(why, sizeof(why), "advice %u: %s", advices[k], errname(r));
+		else
+			checked_write(&p, &x, BUF, k);
+	}
+	result("implicit_prefetch", "%s", why[0] ? why : "ok");
+	/* The second half of b goes: nothing of the process is there. */
+	hole = x.b + BUF / 2;
+	munmap(hole, BUF / 2);
+	sge[0] = (struct ib_uverbs_sge){ (uintptr_t)hole, 4096, x.ma->lkey };
+	result("implicit_prefetch_unmapped", "%s",
+	       errname(advise(IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE,
+			      IB_UVERBS_ADVISE_MR_FLAG_FLUSH, sge, 1)));
+	result("implicit_prefetch_unmapped_async", "%s",
+	       errname(advise(IB_UVERBS_ADVISE_MR_ADVICE_PREFETCH_WRITE, 0, sge, 1)));
+	map_at(hole, BUF / 2);
+	bufs_free(&x);
+	pair_free(&p);
+}
+
+enum ihostile { I_WRITE, I_READ, I_AGAIN, I_SEND };
+
+/* Memory of an implicit region unmapped under the device: the requester's
+ * status, or what went wrong before. */
+static void case_implicit_hostile(const char *name, enum ihostile h)
+{
+	struct ibv_wc wc[1];
+	struct pair p;
+	struct bufs x;
+	int r;
+
+	if (pair_make(&p, IBV_QPT_RC, 0)) {
+		result(name, "setup pair");
+		return;
+	}
+	if (bufs_for(&x, 1, name)) {
+		pair_free(&p);
+		return;
+	}
+	why[0] = 0;
+	if (h == I_AGAIN) {
+		/* Reached once: the driver's child of b is made. */
+		checked_write(&p, &x, 65536, 0);
+		if (why[0]) {
+			result(name, "warm-up %s", why);
+			goto out;
+		}
+	}
+	fill(x.a, 65536, 1);
+	if (h == I_SEND) {
+		munmap(x.a, BUF);
+		r = post_recv(&p, x.b, 65536, x.mb->lkey);
+		if (!r)
+			r = post_op(&p, IBV_WR_SEND, x.a, 65536, x.ma->lkey, 0, 0, 0, 0);
+		x.a = NULL;
+	} else {
+		munmap(x.b, BUF);
+		r = post_op(&p, h == I_READ ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE, x.a,
+			    65536, x.ma->lkey, (uintptr_t)x.b, x.mb->rkey, 0, 0);
+		x.b = NULL;
+	}
+	if (r)
+		result(name, "post %s", errname(r));
+	else if (poll_n(wc, 1) < 1)
+		result(name, "FAIL timeout");
+	else
+		result(name, "%s", ibv_wc_status_str(wc[0].status));
+out:
+	bufs_free(&x);
+	pair_free(&p);
 }
 
 /* ---- hostile: memory unmapped under the device ------------------------- */
@@ -1184,8 +1439,12 @@ int main(int argc, char **argv)
 
 	if (wanted(argc, argv, "caps"))
 		case_caps();
+	if (wanted(argc, argv, "implicit_caps"))
+		case_implicit_caps();
 	if (wanted(argc, argv, "implicit"))
 		case_reg("implicit", NULL, SIZE_MAX, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+	if (wanted(argc, argv, "implicit_iova"))
+		case_implicit_iova();
 	if (wanted(argc, argv, "hugetlb")) {
 		uint8_t *m = map_anon(BUF);
 
@@ -1195,23 +1454,23 @@ int main(int argc, char **argv)
 			munmap(m, BUF);
 	}
 	if (wanted(argc, argv, "rc_send"))
-		case_traffic("rc_send", T_SEND);
+		case_traffic("rc_send", T_SEND, 0);
 	if (wanted(argc, argv, "rc_write"))
-		case_traffic("rc_write", T_WRITE);
+		case_traffic("rc_write", T_WRITE, 0);
 	if (wanted(argc, argv, "rc_read")) {
-		case_traffic("rc_read", T_READ);
+		case_traffic("rc_read", T_READ, 0);
 		case_read_untouched();
 	}
 	if (wanted(argc, argv, "rc_atomic"))
-		case_atomic();
+		case_atomic("rc_atomic", 0);
 	if (wanted(argc, argv, "rc_srq"))
-		case_traffic("rc_srq", T_SRQ);
+		case_traffic("rc_srq", T_SRQ, 0);
 	if (wanted(argc, argv, "rc_remap"))
-		case_traffic("rc_remap", T_REMAP);
+		case_traffic("rc_remap", T_REMAP, 0);
 	if (wanted(argc, argv, "rc_fork"))
-		case_traffic("rc_fork", T_FORK);
+		case_traffic("rc_fork", T_FORK, 0);
 	if (wanted(argc, argv, "ud_send"))
-		case_traffic("ud_send", T_UD);
+		case_traffic("ud_send", T_UD, 0);
 	if (wanted(argc, argv, "prefetch"))
 		case_prefetch();
 	if (wanted(argc, argv, "prefetch_ro"))
@@ -1228,6 +1487,24 @@ int main(int argc, char **argv)
 		case_hostile("unmapped_recv", H_RECV);
 	if (wanted(argc, argv, "unmap_midway"))
 		case_hostile("unmap_midway", H_MIDWAY);
+	if (wanted(argc, argv, "implicit_rc_send"))
+		case_traffic("implicit_rc_send", T_SEND, 1);
+	if (wanted(argc, argv, "implicit_rc_write"))
+		case_traffic("implicit_rc_write", T_WRITE, 1);
+	if (wanted(argc, argv, "implicit_rc_read"))
+		case_traffic("implicit_rc_read", T_READ, 1);
+	if (wanted(argc, argv, "implicit_rc_atomic"))
+		case_atomic("implicit_rc_atomic", 1);
+	if (wanted(argc, argv, "implicit_prefetch"))
+		case_implicit_prefetch();
+	if (wanted(argc, argv, "implicit_unmapped_write"))
+		case_implicit_hostile("implicit_unmapped_write", I_WRITE);
+	if (wanted(argc, argv, "implicit_unmapped_read"))
+		case_implicit_hostile("implicit_unmapped_read", I_READ);
+	if (wanted(argc, argv, "implicit_unmapped_again"))
+		case_implicit_hostile("implicit_unmapped_again", I_AGAIN);
+	if (wanted(argc, argv, "implicit_unmapped_send"))
+		case_implicit_hostile("implicit_unmapped_send", I_SEND);
 	/* Only when named (see the top). */
 	if (optind < argc && wanted(argc, argv, "secret"))
 		case_secret();

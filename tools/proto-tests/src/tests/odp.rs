@@ -48,6 +48,50 @@ fn faults_read_ahead_within_the_region() {
     assert_eq!(fault_span(u64::MAX, u64::MAX - 1, 1), (u64::MAX - 1, 1));
 }
 
+#[test]
+fn implicit_accesses_split_at_child_boundaries() {
+    let parts = |a, l| child_parts(a, l).map(|p| p.collect::<std::vec::Vec<_>>());
+    let part = |index, offset, len, done| ChildPart {
+        index,
+        offset,
+        len,
+        done,
+    };
+    // Inside one child.
+    assert_eq!(parts(0x1000, 10), Some(std::vec![part(0, 0x1000, 10, 0)]));
+    assert_eq!(
+        parts(5 * CHILD_SIZE, CHILD_SIZE),
+        Some(std::vec![part(5, 0, CHILD_SIZE, 0)])
+    );
+    // Across a boundary: two parts, the second from the child's start.
+    assert_eq!(
+        parts(CHILD_SIZE - 3, 10),
+        Some(std::vec![part(0, CHILD_SIZE - 3, 3, 0), part(1, 0, 7, 3)])
+    );
+    // Across two boundaries.
+    assert_eq!(
+        parts(3 * CHILD_SIZE - 1, CHILD_SIZE + 2),
+        Some(std::vec![
+            part(2, CHILD_SIZE - 1, 1, 0),
+            part(3, 0, CHILD_SIZE, 1),
+            part(4, 0, 1, CHILD_SIZE + 1)
+        ])
+    );
+    // The last byte below the top, an empty access, a wrapping one.
+    let top = u64::MAX >> CHILD_SHIFT;
+    assert_eq!(
+        parts(u64::MAX - 1, 1),
+        Some(std::vec![part(top, CHILD_SIZE - 2, 1, 0)])
+    );
+    assert_eq!(parts(7, 0), Some(std::vec![]));
+    assert_eq!(parts(u64::MAX, 1), None);
+    assert!(child_parts(u64::MAX - 1, 2).is_none());
+    assert!(child_parts(u64::MAX, u64::MAX).is_none());
+    assert_eq!(child_start(3), Some(3 * CHILD_SIZE));
+    assert_eq!(child_start(top), Some(top << CHILD_SHIFT));
+    assert_eq!(child_start(top + 1), None);
+}
+
 /// A fault request for the tests: a region number and a byte range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Req(u32, u64, u64);
@@ -147,6 +191,32 @@ proptest! {
         prop_assert_eq!(o, offset);
         prop_assert!(l >= len);
         prop_assert!(o + l <= length);
+    }
+}
+
+proptest! {
+    /// The parts of an access cover it exactly, in order, each inside one
+    /// child, and a child's part maps to pages of that child's table.
+    #[test]
+    fn child_parts_tile_the_access(addr in any::<u64>(), len in 0u64..(3 * CHILD_SIZE)) {
+        match child_parts(addr, len) {
+            None => prop_assert!(addr.checked_add(len).is_none()),
+            Some(parts) => {
+                let mut next = addr;
+                let mut done = 0;
+                for p in parts {
+                    prop_assert!(p.len >= 1);
+                    prop_assert_eq!(p.done, done);
+                    prop_assert_eq!(child_start(p.index).map(|s| s + p.offset), Some(next));
+                    prop_assert!(p.offset + p.len <= CHILD_SIZE);
+                    let pages = (CHILD_SIZE >> SHIFT) as usize;
+                    prop_assert!(pages_of(0, SHIFT, pages, p.offset, p.len).is_some());
+                    next += p.len;
+                    done += p.len;
+                }
+                prop_assert_eq!(done, len);
+            }
+        }
     }
 }
 

@@ -78,8 +78,8 @@ fn device_cap_flags() -> DeviceCapFlags {
 /// What a QP of one transport may do with regions paged on demand: what C
 /// rxe advertises, RC and UD (UC takes the same path but is not
 /// advertised, as rxe); nothing without on-demand paging in the kernel
-/// (`ib::odp_enabled`). Explicit ODP only: implicit ODP (the whole
-/// address space) is refused at registration.
+/// (`ib::odp_enabled`). Explicit and implicit ODP (the whole address
+/// space, which C rxe refuses: `mem::implicit`).
 fn odp_caps(attr: &mut DeviceAttr) {
     use OdpTransportCaps as T;
     if !ib::odp_enabled() {
@@ -95,7 +95,7 @@ fn odp_caps(attr: &mut DeviceAttr) {
         | T::FLUSH
         | T::ATOMIC_WRITE;
     let ud = T::SEND | T::RECV | T::SRQ_RECV;
-    attr.set_odp_caps(OdpCaps::SUPPORT, rc, T::NONE, ud);
+    attr.set_odp_caps(OdpCaps::SUPPORT | OdpCaps::IMPLICIT, rc, T::NONE, ud);
 }
 
 /// The capabilities offered to kernel consumers and the core: user
@@ -189,8 +189,8 @@ mod tests {
             .contains(ib::KernelCapFlags::ALLOW_USER_UNREG));
         assert_eq!(attr.vendor_id, VENDOR_ID);
         assert_eq!(attr.max_qp_rd_atom, 128);
-        // On-demand paging, explicit only, as rxe; nothing without it in
-        // the kernel.
+        // On-demand paging, explicit as rxe, and implicit; nothing without
+        // it in the kernel.
         use ib::{OdpCaps, OdpTransportCaps as T};
         let (general, rc, ud) = attr.odp_caps();
         assert_eq!(
@@ -199,7 +199,7 @@ mod tests {
             ib::odp_enabled()
         );
         assert_eq!(general.contains(OdpCaps::SUPPORT), ib::odp_enabled());
-        assert!(!general.contains(OdpCaps::IMPLICIT));
+        assert_eq!(general.contains(OdpCaps::IMPLICIT), ib::odp_enabled());
         if ib::odp_enabled() {
             let want = T::SEND | T::RECV | T::WRITE | T::READ | T::ATOMIC;
             assert_eq!(rc & want.raw(), want.raw());

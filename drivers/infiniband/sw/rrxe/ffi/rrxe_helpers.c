@@ -24,7 +24,10 @@
 #include <net/udp_tunnel.h>
 #include <linux/vmalloc.h>
 #include <linux/hmm.h>
+#include <linux/mm.h>
+#include <linux/mmap_lock.h>
 #include <linux/mmu_notifier.h>
+#include <linux/sched/mm.h>
 #include <rdma/ib_umem.h>
 #include <rdma/ib_umem_odp.h>
 #include <rdma/ib_verbs.h>
@@ -623,6 +626,58 @@ struct ib_umem_odp *rrxe_odp_get(struct ib_device *dev, u64 addr, size_t size,
 void rrxe_odp_release(struct ib_umem_odp *odp)
 {
 	ib_umem_odp_release(odp);
+}
+
+struct ib_umem_odp *rrxe_odp_alloc_implicit(struct ib_device *dev, int access)
+{
+#ifdef CONFIG_INFINIBAND_ON_DEMAND_PAGING
+	struct ib_umem_odp *root;
+
+	if (!current->mm)
+		return ERR_PTR(-EINVAL);
+	root = ib_umem_odp_alloc_implicit(dev, access);
+	if (!IS_ERR(root))
+		mmgrab(root->umem.owning_mm);
+	return root;
+#else
+	return ERR_PTR(-EOPNOTSUPP);
+#endif
+}
+
+void rrxe_odp_release_implicit(struct ib_umem_odp *root)
+{
+	struct mm_struct *mm = root->umem.owning_mm;
+
+	ib_umem_odp_release(root);
+	mmdrop(mm);
+}
+
+struct ib_umem_odp *rrxe_odp_alloc_child(struct ib_umem_odp *root, u64 addr,
+					 u64 len,
+					 const struct mmu_interval_notifier_ops *ops)
+{
+#ifdef CONFIG_INFINIBAND_ON_DEMAND_PAGING
+	if (addr > ULONG_MAX || len > SIZE_MAX)
+		return ERR_PTR(-EFAULT);
+	return ib_umem_odp_alloc_child(root, addr, len, ops);
+#else
+	return ERR_PTR(-EOPNOTSUPP);
+#endif
+}
+
+bool rrxe_odp_has_vma(struct ib_umem_odp *root, u64 start, u64 end)
+{
+	struct mm_struct *mm = root->umem.owning_mm;
+	bool found;
+
+	if (start >= end || end > ULONG_MAX || !mmget_not_zero(mm))
+		return false;
+	mmap_read_lock(mm);
+	found = find_vma_intersection(mm, start, end) != NULL;
+	mmap_read_unlock(mm);
+	/* As the core's faults: the last user may be gone meanwhile. */
+	mmput_async(mm);
+	return found;
 }
 
 void rrxe_odp_geometry(const struct ib_umem_odp *odp, struct rrxe_odp_geometry *g)

@@ -163,6 +163,9 @@ pub(crate) use raw::{
     rrxe_page_readable,
 };
 pub(crate) use raw::{
+    rrxe_odp_alloc_child, rrxe_odp_alloc_implicit, rrxe_odp_has_vma, rrxe_odp_release_implicit,
+};
+pub(crate) use raw::{
     IBK_ON_DEMAND_PAGING, IB_ODP_SUPPORT, IB_ODP_SUPPORT_ATOMIC, IB_ODP_SUPPORT_ATOMIC_WRITE,
     IB_ODP_SUPPORT_FLUSH, IB_ODP_SUPPORT_IMPLICIT, IB_ODP_SUPPORT_READ, IB_ODP_SUPPORT_RECV,
     IB_ODP_SUPPORT_SEND, IB_ODP_SUPPORT_SRQ_RECV, IB_ODP_SUPPORT_WRITE,

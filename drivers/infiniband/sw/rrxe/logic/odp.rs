@@ -36,6 +36,82 @@ pub(crate) const fn is_implicit(start: u64, length: u64) -> bool {
     start == 0 && length == u64::MAX
 }
 
+/// The bits of an address below its child's range in an implicit region:
+/// such a region maps the address space through children, each an ODP
+/// umem of its own over one aligned 1 GiB (as mlx5's), created when an
+/// access first reaches that range.
+pub(crate) const CHILD_SHIFT: u32 = 30;
+
+/// Bytes of the address space one child of an implicit region covers.
+pub(crate) const CHILD_SIZE: u64 = 1 << CHILD_SHIFT;
+
+/// The part of an access to an implicit region that lies in one child.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ChildPart {
+    /// The child's index: its first address is `index << CHILD_SHIFT`.
+    pub(crate) index: u64,
+    /// Where the part starts in the child.
+    pub(crate) offset: u64,
+    /// The part's length (at least 1).
+    pub(crate) len: u64,
+    /// Where the part starts in the access: the bytes of the access before
+    /// it.
+    pub(crate) done: u64,
+}
+
+/// The parts of an access, child by child; see [`child_parts`].
+#[derive(Clone, Debug)]
+pub(crate) struct ChildParts {
+    /// The address of the next byte.
+    addr: u64,
+    /// Bytes not yet handed out.
+    left: u64,
+    /// Bytes handed out.
+    done: u64,
+}
+
+impl Iterator for ChildParts {
+    type Item = ChildPart;
+
+    fn next(&mut self) -> Option<ChildPart> {
+        if self.left == 0 {
+            return None;
+        }
+        let offset = self.addr & (CHILD_SIZE - 1);
+        let len = self.left.min(CHILD_SIZE - offset);
+        let part = ChildPart {
+            index: self.addr >> CHILD_SHIFT,
+            offset,
+            len,
+            done: self.done,
+        };
+        // Cannot wrap: [`child_parts`] checked that the access does not.
+        self.addr = self.addr.checked_add(len)?;
+        self.left -= len;
+        self.done += len;
+        Some(part)
+    }
+}
+
+/// The parts of the access `[addr, addr + len)` of an implicit region in
+/// each child it meets, in order: an access across a 1 GiB boundary is two
+/// parts, each copied (or faulted in) under its own child's table. `None`
+/// if the access wraps around the address space; no parts if `len == 0`.
+pub(crate) fn child_parts(addr: u64, len: u64) -> Option<ChildParts> {
+    addr.checked_add(len)?;
+    Some(ChildParts {
+        addr,
+        left: len,
+        done: 0,
+    })
+}
+
+/// The first address of child `index` of an implicit region; `None` past
+/// the address space.
+pub(crate) fn child_start(index: u64) -> Option<u64> {
+    index.checked_mul(CHILD_SIZE)
+}
+
 /// The entries of the page table of a region that hold the bytes
 /// `[offset, offset + len)` of the region, its first byte lying
 /// `first_offset` bytes into page 0 of the table, which has `pages`

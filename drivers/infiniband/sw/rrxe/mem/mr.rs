@@ -18,19 +18,22 @@
 //! nothing is pinned, and an access that finds a page not mapped (or not
 //! for writing) fails with `EAGAIN` rather than wait; the caller asks for
 //! the fault ([`MrInner::fault_in`], in process context) and tries again
-//! once it is done (see [`super::odp`]).
+//! once it is done (see [`super::odp`]). So may the whole address space of
+//! the process (implicit ODP, [`super::implicit`]), an offset then being an
+//! address.
 
 use crate::{
     dev::key_table::{KeyTable, Keyed},
-    ffi::ib::{IbDevice, MrKeys, OdpFault, OdpMirror, Umem, UmemOdp},
+    ffi::ib::{IbDevice, ImplicitRoot, MrKeys, OdpFault, OdpMirror, Umem, UmemOdp},
     logic::{
         keys::{fast_reg_key, Key, KeyKind},
         mr::{
             check_reg_access, check_user_reg_access, fast_reg_range, Chunk, MrError, MrRange,
             PageLayout, ATOMIC_SIZE, FLUSH_PERSISTENT, ON_DEMAND,
         },
-        odp::{fault_span, is_implicit, pages_of},
+        odp::{child_parts, fault_span, is_implicit, pages_of},
     },
+    mem::implicit::{ImplicitOdp, CHILD_PAGES},
 };
 use crate::{
     dev::params,
@@ -99,6 +102,11 @@ enum Memory {
         umem: Pin<KBox<Mutex<Option<UmemOdp>>>>,
         range: MrRange,
     },
+    /// The whole address space of a process, paged on demand (implicit
+    /// ODP): an offset is an address. Its pages lie in children of 1 GiB,
+    /// each with its own mirror, made by the first fault that reaches
+    /// them; otherwise as `Odp`.
+    Implicit { odp: ImplicitOdp, range: MrRange },
     /// All of memory, by kernel virtual address (the DMA MR of a kernel
     /// consumer): an offset is an address.
     Kernel { kmem: KernelMemory, range: MrRange },
@@ -237,6 +245,45 @@ fn each_chunk(
     }
 }
 
+/// How the bytes of a child of an implicit region lie on its mirror's
+/// pages: from its first address, [`CHILD_PAGES`] kernel pages.
+fn child_layout() -> Result<PageLayout> {
+    PageLayout::new(PAGE_SIZE as u64, 0, CHILD_PAGES).map_err(|_| EINVAL)
+}
+
+/// [`each_chunk`] for `[addr, addr + len)` of an implicit region, child by
+/// child: each part is copied under its own child's lock, which is
+/// dropped before the next is taken (never two at once). A child not made
+/// yet, or a page not mapped, is an `EAGAIN` (parts before it may have
+/// been copied, as in an explicit region); the pieces' ranges are
+/// relative to `addr`.
+fn implicit_places(
+    odp: &ImplicitOdp,
+    addr: u64,
+    len: usize,
+    write: bool,
+    mut f: impl FnMut(Place<'_>, Range<usize>) -> Result,
+) -> Result {
+    let layout = child_layout()?;
+    let len64 = u64::try_from(len).map_err(|_| EINVAL)?;
+    for part in child_parts(addr, len64).ok_or(EINVAL)? {
+        let done = usize::try_from(part.done).map_err(|_| EINVAL)?;
+        let n = usize::try_from(part.len).map_err(|_| EINVAL)?;
+        let mirror = odp.mirror(part.index)?;
+        let mapped = mirror.lock();
+        if mapped.is_released() {
+            return Err(EINVAL);
+        }
+        each_chunk(layout, part.offset, n, |c, span| {
+            let page = mapped.page(c.page, write).ok_or(EAGAIN)?;
+            let start = span.start.checked_add(done).ok_or(EINVAL)?;
+            let end = span.end.checked_add(done).ok_or(EINVAL)?;
+            f(Place::Page(page, c.offset), start..end)
+        })?;
+    }
+    Ok(())
+}
+
 /// The driver data of an MR.
 pub(crate) struct RrxeMr {
     pub(crate) inner: Arc<MrInner>,
@@ -264,6 +311,10 @@ enum SpecMemory {
     },
     Odp {
         umem: UmemOdp,
+        range: MrRange,
+    },
+    Implicit {
+        root: ImplicitRoot,
         range: MrRange,
     },
     Kernel {
@@ -304,10 +355,8 @@ impl MrSpec {
             access,
         };
         let mem = if access & ON_DEMAND != 0 {
-            // As rxe: the whole address space (implicit ODP) is not
-            // implemented, nor advertised.
             if is_implicit(start, length) {
-                return Err(EOPNOTSUPP);
+                return Self::implicit(dev, pd, range);
             }
             SpecMemory::Odp {
                 umem: UmemOdp::get(dev, start, length, access)?,
@@ -320,6 +369,23 @@ impl MrSpec {
             }
         };
         Ok(Self { mem, pd })
+    }
+
+    /// The region of an implicit ODP registration (the whole address space
+    /// of the calling process, `range` being address 0, length
+    /// `u64::MAX`): an offset in it is an address. As mlx5, at iova 0
+    /// only (else `EINVAL`): the data path reads the offsets as addresses.
+    fn implicit<T: Operations>(dev: &IbDevice<T>, pd: usize, range: MrRange) -> Result<Self> {
+        if range.iova != 0 {
+            return Err(EINVAL);
+        }
+        Ok(Self {
+            mem: SpecMemory::Implicit {
+                root: ImplicitRoot::get(dev, range.access)?,
+                range,
+            },
+            pd,
+        })
     }
 
     /// The all-of-memory region of a kernel consumer (`get_dma_mr`) in PD
@@ -405,6 +471,10 @@ impl MrSpec {
                     range,
                 }
             }
+            SpecMemory::Implicit { root, range } => Memory::Implicit {
+                odp: ImplicitOdp::new(root)?,
+                range,
+            },
             SpecMemory::Kernel { kmem, range } => Memory::Kernel { kmem, range },
             SpecMemory::Fast { kmem, max } => {
                 let max = max as usize;
@@ -533,6 +603,7 @@ impl MrInner {
         match &self.mem {
             Memory::User { range, .. }
             | Memory::Odp { range, .. }
+            | Memory::Implicit { range, .. }
             | Memory::Kernel { range, .. } => Ok((self.key, *range)),
             #[cfg(CONFIG_KUNIT)]
             Memory::Bare(range) => Ok((self.key, *range)),
@@ -641,6 +712,12 @@ impl MrInner {
                 drop(odp);
                 true
             }
+            Memory::Implicit { odp, .. } => {
+                // The same, child by child (their lock waits for a copy
+                // in progress), after a fault in progress.
+                odp.retire();
+                true
+            }
             _ => false,
         }
     }
@@ -696,6 +773,10 @@ impl MrInner {
                     let page = mapped.page(c.page, write).ok_or(EAGAIN)?;
                     f(Place::Page(page, c.offset), span)
                 })
+            }
+            Memory::Implicit { odp, range } => {
+                within(range.length, offset, len64)?;
+                implicit_places(odp, offset, len, write, f)
             }
             Memory::User { umem, range } => {
                 let pinned = umem.lock();
@@ -774,6 +855,25 @@ impl MrInner {
                 let page = mapped.page(word.page, true).ok_or(EAGAIN)?;
                 Place::Page(page, word.offset).atomic(op)
             }
+            Memory::Implicit { odp, range } => {
+                within(range.length, offset, ATOMIC_SIZE)?;
+                // One part: an aligned word lies in one page, so in one
+                // child (a word across two is misaligned).
+                let part = child_parts(offset, ATOMIC_SIZE)
+                    .and_then(|mut p| p.next())
+                    .filter(|p| p.len == ATOMIC_SIZE)
+                    .ok_or(EINVAL)?;
+                let word = child_layout()?
+                    .atomic_word(part.offset)
+                    .map_err(|_| EINVAL)?;
+                let mirror = odp.mirror(part.index)?;
+                let mapped = mirror.lock();
+                if mapped.is_released() {
+                    return Err(EINVAL);
+                }
+                let page = mapped.page(word.page, true).ok_or(EAGAIN)?;
+                Place::Page(page, word.offset).atomic(op)
+            }
             Memory::User { umem, range } => {
                 let pinned = umem.lock();
                 let umem = pinned.as_ref().ok_or(EINVAL)?;
@@ -799,7 +899,7 @@ impl MrInner {
 impl MrInner {
     /// Whether the region is paged on demand.
     pub(crate) fn is_odp(&self) -> bool {
-        matches!(self.mem, Memory::Odp { .. })
+        matches!(self.mem, Memory::Odp { .. } | Memory::Implicit { .. })
     }
 
     /// Whether an ODP region may be written (was registered with a right
@@ -807,6 +907,7 @@ impl MrInner {
     pub(crate) fn is_writable(&self) -> bool {
         match &self.mem {
             Memory::Odp { writable, .. } => *writable,
+            Memory::Implicit { odp, .. } => odp.writable(),
             _ => false,
         }
     }
@@ -819,8 +920,15 @@ impl MrInner {
     /// another errno of the core) if the process has no memory there with
     /// the rights asked for.
     pub(crate) fn fault_in(&self, offset: u64, len: u64, how: OdpFault) -> Result {
-        let Memory::Odp { umem, range, .. } = &self.mem else {
-            return Err(EINVAL);
+        let (umem, range) = match &self.mem {
+            Memory::Odp { umem, range, .. } => (umem, range),
+            Memory::Implicit { odp, range } => {
+                within(range.length, offset, len)?;
+                // The offset is the address; the children it meets are
+                // made as needed.
+                return odp.fault_in(offset, len, how);
+            }
+            _ => return Err(EINVAL),
         };
         within(range.length, offset, len)?;
         let mut held = umem.lock();
@@ -836,7 +944,7 @@ impl MrInner {
     /// [`FAULT_AHEAD`](crate::logic::odp::FAULT_AHEAD) bytes (the rest of
     /// the message will want it), or, if that fails, the access alone.
     pub(crate) fn fault_ahead(&self, offset: u64, len: u64, write: bool) -> Result {
-        let Memory::Odp { range, .. } = &self.mem else {
+        let (Memory::Odp { range, .. } | Memory::Implicit { range, .. }) = &self.mem else {
             return Err(EINVAL);
         };
         let how = if write {

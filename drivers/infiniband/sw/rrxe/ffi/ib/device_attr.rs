@@ -97,6 +97,14 @@ impl KernelCapFlags {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct OdpCaps(u64);
 
+impl core::ops::BitOr for OdpCaps {
+    type Output = Self;
+
+    fn bitor(self, other: Self) -> Self {
+        Self(self.0 | other.0)
+    }
+}
+
 impl OdpCaps {
     /// None.
     pub(crate) const NONE: Self = Self(0);
@@ -104,7 +112,6 @@ impl OdpCaps {
     pub(crate) const SUPPORT: Self = Self(sys::IB_ODP_SUPPORT as u64);
     /// `IB_ODP_SUPPORT_IMPLICIT`: implicit ODP, a registration of the whole
     /// address space (address 0, length `u64::MAX`).
-    #[cfg(CONFIG_KUNIT)]
     pub(crate) const IMPLICIT: Self = Self(sys::IB_ODP_SUPPORT_IMPLICIT as u64);
 
     /// Whether every flag of `other` is set (for tests).

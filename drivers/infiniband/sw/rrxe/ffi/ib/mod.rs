@@ -82,7 +82,7 @@ pub(crate) use handle::{CqHandle, Event, QpHandle, SrqHandle};
 pub(crate) use kmem::{AtomicOp, KernelMemory, PageRef};
 pub(crate) use link::{LinkOps, LinkRegistration};
 pub(crate) use object::{Ah, Cq, Mr, Mw, Object, Pd, Qp, Srq};
-pub(crate) use odp::{odp_enabled, OdpFault, OdpMirror, UmemOdp};
+pub(crate) use odp::{odp_enabled, ImplicitRoot, OdpFault, OdpMirror, UmemOdp};
 pub(crate) use operations::{MrKeys, Operations, PostError, QpBinding};
 pub(crate) use port_attr::{
     CoreCapFlags, LinkLayer, PhysState, PortCapFlags, PortModifyMask, PortSpeed, PortState,

@@ -274,8 +274,9 @@ impl MirrorGuard<'_> {
 ///
 /// # Invariants
 ///
-/// `ptr` is a umem returned by `ib_umem_odp_get` with [`NOTIFIER_OPS`] and
-/// not yet released. Its `private` is `Arc::as_ptr(&self.mirror)`, set
+/// `ptr` is a umem returned by `ib_umem_odp_get` (an explicit region) or
+/// `ib_umem_odp_alloc_child` (a child of an implicit one, see
+/// [`ImplicitRoot`]) with [`NOTIFIER_OPS`] and not yet released. Its `private` is `Arc::as_ptr(&self.mirror)`, set
 /// under the umem's mutex before any fault (NULL until then), and the
 /// mirror has one entry per page of its range, from `base`; its pages are
 /// `1 << PAGE_SHIFT` bytes. `first_offset`, `len` and `writable` are the
@@ -379,6 +380,23 @@ impl UmemOdp {
         let raw =
             unsafe { sys::rrxe_odp_get(dev.as_raw(), addr, size, access as i32, &NOTIFIER_OPS) };
         let ptr = NonNull::new(from_err_ptr(raw)?).ok_or(EINVAL)?;
+        // SAFETY: a new umem of `ib_umem_odp_get` with our callback.
+        let mut umem = unsafe { Self::adopt(ptr) }?;
+        if umem.pages > 0 {
+            umem.map(0..umem.pages, OdpFault::Snapshot)?;
+        }
+        Ok(umem)
+    }
+
+    /// Gives a new umem its mirror and takes ownership of it; releases it
+    /// on failure.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` is a live ODP umem with a range (not an implicit root), just
+    /// returned by the core with [`NOTIFIER_OPS`], owned by the caller and
+    /// given to no one else; its `private` is NULL.
+    unsafe fn adopt(ptr: NonNull<sys::ib_umem_odp>) -> Result<Self> {
         let mut g = sys::rrxe_odp_geometry::default();
         // SAFETY: the umem is live; `g` is ours.
         unsafe { sys::rrxe_odp_geometry(ptr.as_ptr(), &mut g) };
@@ -413,7 +431,7 @@ impl UmemOdp {
         }
         // INVARIANT: the umem is ours with our callback, its `private` is
         // the mirror's address, the mirror has an entry per page.
-        let mut umem = Self {
+        Ok(Self {
             ptr,
             mirror,
             base: g.base,
@@ -421,11 +439,7 @@ impl UmemOdp {
             first_offset,
             len: g.length,
             writable: g.writable,
-        };
-        if umem.pages > 0 {
-            umem.map(0..umem.pages, OdpFault::Snapshot)?;
-        }
-        Ok(umem)
+        })
     }
 
     /// The mirror of the range, for the data path.
@@ -579,6 +593,86 @@ fn batches(pages: Range<usize>) -> impl Iterator<Item = Range<usize>> {
     pages
         .step_by(BATCH)
         .map(move |start| start..start.saturating_add(BATCH).min(end))
+}
+
+/// The root of an implicit ODP registration
+/// (`ib_umem_odp_alloc_implicit`): the whole address space of the process
+/// that registered, with no range, no notifier and no pages of its own.
+/// It only makes children ([`ImplicitRoot::child`]), each an ODP umem over
+/// a range, with its notifier and its mirror, as [`UmemOdp::get`]'s.
+/// Released on drop (process context), after its children.
+///
+/// # Invariants
+///
+/// `ptr` is a root returned by `rrxe_odp_alloc_implicit` (which also holds
+/// a reference to the process's `mm_struct`, so that a child can be made
+/// after the process exited: it then fails) and not yet released.
+pub(crate) struct ImplicitRoot {
+    /// The core's root, ours until dropped.
+    ptr: NonNull<sys::ib_umem_odp>,
+    /// Registered with a right that writes: so are its children.
+    writable: bool,
+}
+
+// SAFETY: the root is the core's bookkeeping, usable from any thread;
+// nothing of it changes after its creation.
+unsafe impl Send for ImplicitRoot {}
+// SAFETY: `&ImplicitRoot` only reads what never changes; making a child
+// reads the root, as the core allows from any thread.
+unsafe impl Sync for ImplicitRoot {}
+
+impl ImplicitRoot {
+    /// The root of an implicit registration of the calling process with
+    /// `access` (`IB_ACCESS_*`, with `IB_ACCESS_ON_DEMAND`). `EOPNOTSUPP`
+    /// without on-demand paging in the kernel.
+    pub(crate) fn get<T: Operations>(dev: &IbDevice<T>, access: u32) -> Result<Self> {
+        // SAFETY: the device is valid; called in the registering process
+        // (reg_user_mr); an ERR_PTR on failure.
+        let raw = unsafe { sys::rrxe_odp_alloc_implicit(dev.as_raw(), access as i32) };
+        let ptr = NonNull::new(from_err_ptr(raw)?).ok_or(EINVAL)?;
+        // SAFETY: the root is live; its `umem` is set up by the core.
+        let writable = unsafe { (*ptr.as_ptr()).umem.writable() } != 0;
+        // INVARIANT: a root of `rrxe_odp_alloc_implicit`, not released.
+        Ok(Self { ptr, writable })
+    }
+
+    /// Whether the registration may be written.
+    pub(crate) fn writable(&self) -> bool {
+        self.writable
+    }
+
+    /// Whether the process has a mapping that meets `[start, end)`: a
+    /// child is only made where there is memory to fault in, so that an
+    /// access to a range of the address space the process never mapped
+    /// (a peer's R_Key may name any) fails without allocating a child's
+    /// tables. Process context: takes the process's `mmap_lock`.
+    pub(crate) fn has_memory(&self, start: u64, end: u64) -> bool {
+        // SAFETY: the root is live (type invariants), and so is its
+        // `mm_struct` (the reference it holds).
+        unsafe { sys::rrxe_odp_has_vma(self.ptr.as_ptr(), start, end) }
+    }
+
+    /// A child over `[addr, addr + len)` of the process, with its own
+    /// notifier and mirror, no page mapped yet (its first fault maps
+    /// what it needs). Process context: sleeps.
+    pub(crate) fn child(&self, addr: u64, len: u64) -> Result<UmemOdp> {
+        // SAFETY: the root is live for the call (type invariants); the
+        // core returns a new umem or an ERR_PTR.
+        let raw = unsafe { sys::rrxe_odp_alloc_child(self.ptr.as_ptr(), addr, len, &NOTIFIER_OPS) };
+        let ptr = NonNull::new(from_err_ptr(raw)?).ok_or(EINVAL)?;
+        // SAFETY: a new umem of `ib_umem_odp_alloc_child` with our
+        // callback, ours, its `private` NULL (the core zeroes it).
+        unsafe { UmemOdp::adopt(ptr) }
+    }
+}
+
+impl Drop for ImplicitRoot {
+    fn drop(&mut self) {
+        // SAFETY: we own the root (type invariants). It has no notifier:
+        // nothing of the core refers to it any more (a child is
+        // independent of it once made).
+        unsafe { sys::rrxe_odp_release_implicit(self.ptr.as_ptr()) };
+    }
 }
 
 impl Drop for UmemOdp {
