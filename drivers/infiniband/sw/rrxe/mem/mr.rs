@@ -270,10 +270,7 @@ fn implicit_places(
         let done = usize::try_from(part.done).map_err(|_| EINVAL)?;
         let n = usize::try_from(part.len).map_err(|_| EINVAL)?;
         let mirror = odp.mirror(part.index)?;
-        let mapped = mirror.lock();
-        if mapped.is_released() {
-            return Err(EINVAL);
-        }
+        let mapped = mirror.lock()?;
         each_chunk(layout, part.offset, n, |c, span| {
             let page = mapped.page(c.page, write).ok_or(EAGAIN)?;
             let start = span.start.checked_add(done).ok_or(EINVAL)?;
@@ -762,10 +759,7 @@ impl MrInner {
                 range,
                 ..
             } => {
-                let mapped = mirror.lock();
-                if mapped.is_released() {
-                    return Err(EINVAL);
-                }
+                let mapped = mirror.lock()?;
                 within(range.length, offset, len64)?;
                 each_chunk(*layout, offset, len, |c, span| {
                     // Not mapped (for this access) now: the caller faults
@@ -846,10 +840,7 @@ impl MrInner {
                 range,
                 ..
             } => {
-                let mapped = mirror.lock();
-                if mapped.is_released() {
-                    return Err(EINVAL);
-                }
+                let mapped = mirror.lock()?;
                 within(range.length, offset, ATOMIC_SIZE)?;
                 let word = layout.atomic_word(offset).map_err(|_| EINVAL)?;
                 let page = mapped.page(word.page, true).ok_or(EAGAIN)?;
@@ -867,10 +858,7 @@ impl MrInner {
                     .atomic_word(part.offset)
                     .map_err(|_| EINVAL)?;
                 let mirror = odp.mirror(part.index)?;
-                let mapped = mirror.lock();
-                if mapped.is_released() {
-                    return Err(EINVAL);
-                }
+                let mapped = mirror.lock()?;
                 let page = mapped.page(word.page, true).ok_or(EAGAIN)?;
                 Place::Page(page, word.offset).atomic(op)
             }

@@ -124,11 +124,15 @@ impl OdpMirror {
         }))
     }
 
-    /// Locks the table for an access to the pages.
-    pub(crate) fn lock(&self) -> MirrorGuard<'_> {
-        MirrorGuard {
-            guard: self.table.lock(),
+    /// Locks the table for an access to the pages; `EINVAL` once the umem
+    /// was released (no page will be mapped again: the region is gone, and
+    /// no fault is to be asked for).
+    pub(crate) fn lock(&self) -> Result<MirrorGuard<'_>> {
+        let guard = self.table.lock();
+        if guard.released {
+            return Err(EINVAL);
         }
+        Ok(MirrorGuard { guard })
     }
 
     /// Clears the entries that the invalidation of the user addresses
@@ -245,11 +249,6 @@ fn invalidated(base: u64, pages: usize, start: u64, end: u64) -> Range<usize> {
 }
 
 impl MirrorGuard<'_> {
-    /// Whether the umem was released: no page will be mapped again.
-    pub(crate) fn is_released(&self) -> bool {
-        self.guard.released
-    }
-
     /// The page of entry `index`, if one backs it now (and may be written,
     /// if `write`): `None` asks for a fault. It may be accessed as long as
     /// the guard is held.
