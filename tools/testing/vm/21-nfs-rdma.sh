@@ -1,18 +1,24 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# NFS over RDMA (NFSv3, RPC-over-RDMA version 1), the way blktests drives
-# soft-RoCE: one RDMA device on a netdev of the initial namespace (the NFS
-# client and knfsd make their rdma_cm IDs in the namespace of the process
-# that mounts, or that starts nfsd), knfsd serving and the client mounting
-# its own address, so every RPC and every chunk crosses the device's whole
-# wire path. The server: rpcbind, rpc.mountd (MOUNT over TCP, as NFSv3
-# needs), a tmpfs exported with exportfs, rpc.nfsd, then an RDMA listener
-# on 20049 added as the kernel's nfs-rdma.rst says (`echo rdma 20049 >
+# NFS over RDMA (NFSv4.2 and NFSv3, RPC-over-RDMA version 1), the way
+# blktests drives soft-RoCE: one RDMA device on a netdev of the initial
+# namespace (the NFS client and knfsd make their rdma_cm IDs in the
+# namespace of the process that mounts, or that starts nfsd), knfsd serving
+# and the client mounting its own address, so every RPC and every chunk
+# crosses the device's whole wire path. The server: rpcbind, rpc.mountd
+# (NFSv3's MOUNT over TCP, and the answers to knfsd's export cache upcalls,
+# which NFSv4 needs as well), a tmpfs exported with exportfs as the NFSv4
+# root (fsid=0, below), NFSv4's grace and lease times at their minimum,
+# rpc.nfsd with NFSv3 and NFSv4.0-4.2, then an RDMA listener on 20049
+# added as the kernel's nfs-rdma.rst says (`echo rdma 20049 >
 # /proc/fs/nfsd/portlist`), which must show as a listening rdma_cm ID. Then
-# for each of three rsize/wsize:
-#   - mount -t nfs -o vers=3,proto=rdma,port=20049,nolock (no rpc.statd,
-#     which lockd would need), the negotiated rsize/wsize checked in
-#     /proc/mounts and the transport in /proc/self/mountstats (xprt: rdma);
+# for each mount (NFSv3 with 1 MiB, NFSv4.2 with three rsize/wsize):
+#   - mount -t nfs -o vers=4.2,proto=rdma,port=20049,sec=sys ADDR:/ (or
+#     vers=3,...,mountproto=tcp,nolock ADDR:EXPORT: no rpc.statd, which
+#     lockd would need), the negotiated rsize/wsize and version checked in
+#     /proc/mounts, the transport (xprt: rdma) and the version in
+#     /proc/self/mountstats, and for NFSv4.2 its session;
+#   - before the first NFSv4 OPEN, the end of knfsd's grace period;
 #   - a file of random bytes written (dd, fsync), found byte-exact in the
 #     exported tmpfs (the data crossed), read back byte-exact through the
 #     mount after drop_caches (the READs counted in mountstats: the client
@@ -24,33 +30,67 @@
 #       4 KiB  chunks too, of one page: the 4096-byte inline threshold
 #              (RPC-over-RDMA's default, the client's cannot be changed
 #              without SUNRPC_DEBUG) holds the RPC header as well;
-#       2 KiB  inline: the data inside the SENDs, no chunk, no RDMA READ
-#              or WRITE;
+#       2 KiB  inline: the data inside the SENDs, no read or write chunk,
+#              no RDMA READ; RDMA WRITEs only into NFSv4 OPEN's reply
+#              chunks (moved, below);
 #   - unmount;
-# then nfsd stopped, the export and the daemons gone, nfsd, nfs and rpcrdma
-# unloaded, the device deleted, the driver unloaded.
+# then nfsd stopped, the export and the daemons gone, nfsd, nfs, nfsv4 and
+# rpcrdma unloaded, the device deleted, the driver unloaded.
 #
 # It runs on rrxe first, then on rdma_rxe (the control); each case prints
 # both results. A case fails if rrxe fails it; a control failure is shown
 # next to it, so a bug of the ULP or of rdma_rxe is told apart from ours.
 #
 # Then across two hosts (pair_up: the client in h1, knfsd in h2), an rrxe
-# client with an rdma_rxe server and the reverse, the 1 MiB mount (the
-# chunks: fast registration, RDMA READ and WRITE across the two drivers;
-# RRXE_NFS_XMOUNTS="1M 2K" adds the inline one); each pairing has rrxe on
-# one side and must pass. The server's
-# rpcbind gets a mount namespace with a /run of its own (srv, below).
+# client with an rdma_rxe server and the reverse, the NFSv4.2 1 MiB mount
+# (the chunks: fast registration, RDMA READ and WRITE across the two
+# drivers, and the reply chunks of NFSv4's OPEN; RRXE_NFS_XMOUNTS="1M 2K
+# v3-1M" adds the inline one and NFSv3); each pairing has rrxe on one side
+# and must pass. The server's rpcbind gets a mount namespace with a /run
+# of its own (srv, below).
 #
-# NFSv3 only: the test kernel has NFS_V3 and NFSD but not NFS_V4/NFSD_V4;
-# NFSv4.x over RDMA needs those in scripts/kernel/test.config (a kernel
-# rebuild; a follow-up).
+# NFSv4 on knfsd, as set up here (read in Linux 7.3 and nfs-utils 2.8.3):
+#   - the path: NFSv4 clients walk from the server's NFSv4 root. With no
+#     fsid=0 export, rpc.mountd makes a pseudo root of "/" and every
+#     directory down to the export (v4root.c), and knfsd must be able to
+#     decode file handles on each of their filesystems (check_export:
+#     exportfs_may_export); the guest's "/" is 9p (no export operations)
+#     and /tmp an overlay without nfs_export (file handles it cannot
+#     decode), so that pseudo root is refused. The tmpfs is therefore the
+#     NFSv4 root itself (fsid=0: rpc.mountd then makes no pseudo root):
+#     NFSv4.2 mounts ADDR:/, NFSv3 mounts the export's path, as before.
+#   - the grace period: knfsd answers OPEN and REMOVE with NFS4ERR_GRACE
+#     for nfsv4gracetime seconds (90 by default) after nfsd starts, and the
+#     client backs off up to 15 s between tries. nfsv4gracetime and
+#     nfsv4leasetime go to 10, knfsd's minimum (nfsctl.c accepts 10-3600,
+#     and only before the server exists); lockd's grace period
+#     (nlm_grace_period, 50 s by default; knfsd hands out no delegation
+#     while any grace period runs) to 10 as well, as rpc.nfsd -G does. The
+#     first NFSv4 mount's first write waits for the end of the grace period
+#     (v4_end_grace reads Y); with the NFSv3 mount first (the default) the
+#     grace period is over by then.
+#   - client tracking: there is no nfsdcld (and no rpc_pipefs for it), and
+#     the kernel has no NFSD_LEGACY_CLIENT_TRACKING: at start knfsd polls
+#     1 s for nfsdcld (nfsd4_cld_tracking_init, 10 times 100 ms, so that no
+#     upcall waits for its 30 s timeout), logs "NFSD: Unable to initialize
+#     client recovery tracking! (-110)" (pr_warn, not a WARN) and runs
+#     without reboot records, which a server started afresh does not need.
+#     The grace period then lasts its full 10 s.
+#   - ids: sec=sys with numeric owner strings both ways (nfs and nfsd's
+#     nfs4_disable_idmapping, Y by default, for AUTH_SYS; the client parses
+#     a numeric string before any upcall): no rpc.idmapd, no nfsidmap.
+#   - the NFSv4 client first makes its lease client with krb5i
+#     (nfs4_alloc_client); with no rpc.gssd, gss_create refuses at once
+#     (gssd_running) and the client uses AUTH_SYS, but rpcsec_gss_krb5 was
+#     loaded for it and holds auth_rpcgss: modules_down unloads it.
 #
 # usage: 21-nfs-rdma.sh [DRIVER|PAIRING...]
 #        (default: rrxe rxe rrxe-rxe rxe-rrxe; rxe-rxe runs the pairing
 #        part on rdma_rxe alone)
 # RRXE_NFS_TIMING=1 prints how long each case took; RRXE_NFS_MOUNTS and
-# RRXE_NFS_XMOUNTS pick the mounts on one device and across two hosts
-# (1M 4K 2K and 1M by default).
+# RRXE_NFS_XMOUNTS pick the mounts on one device and across two hosts, from
+# v3-1M (NFSv3) and 1M 4K 2K (NFSv4.2), by default "v3-1M 1M 4K 2K" and
+# "1M".
 . "$RRXE_TOP/tools/testing/lib.sh"
 
 drivers=() pairs=()
@@ -62,15 +102,22 @@ for a; do
 	*) echo "# unknown driver or pairing $a"; exit 2 ;;
 	esac
 done
-# The mounts: label, rsize and wsize, bytes written and read back, how
-# the data must move (moved). RRXE_NFS_MOUNTS="1M 2K" picks some.
+# The mounts: NFS version, label, rsize and wsize, bytes written and read
+# back, how the data must move (moved). RRXE_NFS_MOUNTS="1M 2K" picks some.
 declare -A mount_def=(
-	[1M]="1MiB 1048576 $((2 << 20)) chunks"
-	[4K]="4KiB 4096 $((512 << 10)) chunks"
-	[2K]="2KiB 2048 $((128 << 10)) inline")
+	[v3-1M]="3 1MiB 1048576 $((2 << 20)) chunks"
+	[1M]="4.2 1MiB 1048576 $((2 << 20)) chunks"
+	[4K]="4.2 4KiB 4096 $((512 << 10)) chunks"
+	[2K]="4.2 2KiB 2048 $((128 << 10)) inline")
 mounts=() xmounts=()
-for m in ${RRXE_NFS_MOUNTS:-1M 4K 2K}; do mounts+=("${mount_def[$m]}"); done
-for m in ${RRXE_NFS_XMOUNTS:-1M}; do xmounts+=("${mount_def[$m]}"); done
+for m in ${RRXE_NFS_MOUNTS:-v3-1M 1M 4K 2K}; do
+	[ -n "${mount_def[$m]:-}" ] || { echo "# unknown mount $m (${!mount_def[*]})"; exit 2; }
+	mounts+=("${mount_def[$m]}")
+done
+for m in ${RRXE_NFS_XMOUNTS:-1M}; do
+	[ -n "${mount_def[$m]:-}" ] || { echo "# unknown mount $m (${!mount_def[*]})"; exit 2; }
+	xmounts+=("${mount_def[$m]}")
+done
 ADDR=198.18.0.1
 NFS_PORT=20049 MOUNTD_PORT=20048
 svc=/proc/sys/sunrpc/svc_rdma
@@ -149,21 +196,47 @@ server_up() {
 	# most 1 MiB (nfsd_get_default_max_blksize): 512 KiB in the 3 GiB
 	# guest. 1 MiB, set before the server exists.
 	srv sh -c 'echo 1048576 >/proc/fs/nfsd/max_block_size' || return 1
-	# tmpfs has no UUID: an export of it needs an fsid. The NFS/RDMA
-	# client uses no reserved port: insecure (nfs-rdma.rst).
-	srv exportfs -o rw,sync,no_root_squash,insecure,no_subtree_check,fsid=21 "198.18.0.0/16:$exp" ||
+	# NFSv4's grace and lease times at knfsd's minimum, also before the
+	# server exists (EBUSY after), and lockd's grace period with them (a
+	# sysctl of lockd, loaded with nfsd; rounded up to nlm_timeout, 10 s).
+	srv sh -c 'echo 10 >/proc/fs/nfsd/nfsv4gracetime && echo 10 >/proc/fs/nfsd/nfsv4leasetime &&
+		echo 10 >/proc/sys/fs/nfs/nlm_grace_period' || return 1
+	# tmpfs has no UUID: an export of it needs an fsid. fsid=0 makes it
+	# the NFSv4 root (the header: a pseudo root over this guest's "/" is
+	# refused). The NFS/RDMA client uses no reserved port: insecure
+	# (nfs-rdma.rst).
+	srv exportfs -o rw,sync,no_root_squash,insecure,no_subtree_check,fsid=0 "198.18.0.0/16:$exp" ||
 		return 1
 	"${SRV[@]}" rpc.mountd -F -p $MOUNTD_PORT >"$tmp/mountd.log" 2>&1 &
 	MOUNTD_PID=$!
 	wait_for 10 registered mountd || { echo "rpc.mountd is not registered with rpcbind"; return 1; }
-	# Two threads on TCP 2049 (the usual listener), NFSv4 off (not in the
-	# kernel: the versions file would refuse it).
-	srv rpc.nfsd -N 4 2 || return 1
+	# Two threads on TCP 2049 (the usual listener), rpc.nfsd's default
+	# versions: 3 and 4 with its minor versions ("-2 +3 +4 +4.1 +4.2").
+	# NFSv4's grace period starts with the threads.
+	srv rpc.nfsd 2 || return 1
+	NFSD_T0=$SECONDS GRACE=0
 	registered nfs || { echo "nfsd is not registered with rpcbind"; return 1; }
-	echo "# nfsd versions $(srv cat /proc/fs/nfsd/versions), max_block_size" \
-		"$(srv cat /proc/fs/nfsd/max_block_size)"
+	local v
+	v=$(srv cat /proc/fs/nfsd/versions)
+	echo "# nfsd versions $v, max_block_size $(srv cat /proc/fs/nfsd/max_block_size)," \
+		"NFSv4 grace $(srv cat /proc/fs/nfsd/nfsv4gracetime) s, lease" \
+		"$(srv cat /proc/fs/nfsd/nfsv4leasetime) s"
+	[[ " $v " == *" +3 "* && " $v " == *" +4.1 "* && " $v " == *" +4.2 "* ]] ||
+		{ echo "nfsd versions: $v, not +3 +4.1 +4.2"; return 1; }
 }
 registered() { srv rpcinfo -p 127.0.0.1 2>/dev/null | awk -v p="$1" '$5 == p { f = 1 } END { exit !f }'; }
+
+# The end of knfsd's NFSv4 grace period (nfsv4gracetime after nfsd
+# started; nfsd4_end_grace from the laundromat): v4_end_grace reads Y.
+# Before it, OPEN answers NFS4ERR_GRACE and the client backs off.
+NFSD_T0=0 GRACE=0
+grace_over() {
+	local t0=$SECONDS
+	wait_for 30 grace_ended ||
+		{ echo "grace period not over: v4_end_grace $(srv cat /proc/fs/nfsd/v4_end_grace)"; return 1; }
+	echo "# grace period over $((SECONDS - NFSD_T0)) s after nfsd started (waited $((SECONDS - t0)) s)"
+}
+grace_ended() { [ "$(srv cat /proc/fs/nfsd/v4_end_grace 2>/dev/null)" = Y ]; }
 
 # The RDMA listener, added to the running server.
 rdma_listener() {
@@ -201,26 +274,39 @@ stop_daemon() {
 
 # The client's modules and rpcrdma gone (rpcrdma serves both sides); its
 # transports are freed after the unmount, from a work item: wait for them.
+# nfsv4 too: the NFSv4 client's state manager thread holds it until it
+# ends. rpcsec_gss_krb5: loaded by the NFSv4 client's krb5i attempt (the
+# header), it holds auth_rpcgss and sunrpc.
 modules_down() {
-	local left
-	modprobe -r nfsv3 nfs lockd 2>/dev/null
+	local left m
+	wait_for 30 unload nfsv4 || { echo "nfsv4 still in use: $(cat /sys/module/nfsv4/refcnt)"; return 1; }
+	for m in nfsv3 nfs rpcsec_gss_krb5 lockd; do unload $m; done
 	wait_for 30 unload rpcrdma || { echo "rpcrdma still in use: $(cat /sys/module/rpcrdma/refcnt)"; return 1; }
-	left=$(lsmod | awk '$1 ~ /^(nfsd|nfsv3|nfs|rpcrdma|lockd|sunrpc|auth_rpcgss|grace|nfs_acl)$/ { print $1 }' | tr '\n' ' ')
+	left=$(lsmod | awk '$1 ~ /^(nfsd|nfsv4|nfsv3|nfs|rpcrdma|lockd|sunrpc|auth_rpcgss|rpcsec_gss_krb5|grace|nfs_acl)$/ { print $1 }' | tr '\n' ' ')
 	[ -z "$left" ] || { echo "still loaded: $left"; return 1; }
 }
 unload() { [ ! -d "/sys/module/$1" ] || modprobe -r "$1" 2>/dev/null; }
 
 # --- The client.
 
-# nfs_mount SIZE: mounted with rsize and wsize SIZE (bytes) over RDMA.
+# nfs_mount SIZE: mounted with rsize and wsize SIZE (bytes) over RDMA, as
+# NFS version MVERS: NFSv4 from the NFSv4 root (the export, fsid=0; no
+# mountproto or nolock: NFSv4 has neither MOUNT nor NLM), NFSv3 by the
+# export's path.
+MVERS=''
 nfs_mount() {
-	timeout -k 5 60 "${CLI[@]}" mount -t nfs \
-		-o vers=3,proto=rdma,port=$NFS_PORT,mountproto=tcp,nolock,rsize=$1,wsize=$1 \
-		"$ADDR:$exp" "$mnt" || return 1
-	local o
+	local o opts path
+	if [ "$MVERS" = 3 ]; then
+		opts=vers=3,proto=rdma,port=$NFS_PORT,mountproto=tcp,nolock path=$exp
+	else
+		opts=vers=$MVERS,proto=rdma,port=$NFS_PORT,sec=sys path=/
+	fi
+	timeout -k 5 60 "${CLI[@]}" mount -t nfs -o "$opts,rsize=$1,wsize=$1" "$ADDR:$path" "$mnt" ||
+		return 1
 	o=$(awk -v m="$mnt" '$2 == m { print $4 }' /proc/mounts)
 	echo "# options: $o"
 	[[ ",$o," == *",proto=rdma,"* ]] || { echo "not on rdma: $o"; return 1; }
+	[[ ",$o," == *",vers=$MVERS,"* ]] || { echo "not vers=$MVERS: $o"; return 1; }
 	[[ ",$o," == *",rsize=$1,"* ]] && [[ ",$o," == *",wsize=$1,"* ]] ||
 		{ echo "rsize/wsize not $1: $o"; return 1; }
 }
@@ -230,11 +316,20 @@ mstats() { awk -v m="$mnt" '$1 == "device" { on = ($5 == m) } on' /proc/self/mou
 # The RPC-over-RDMA transport line (xprt_rdma_print_stats): after "xprt:
 # rdma", 10 generic counters, then read, write and reply chunks.
 xprt_line() { mstats | awk '$1 == "xprt:" && $2 == "rdma"'; }
+# The transport, the version in the "opts:" line and, for NFSv4, the
+# "nfsv4:" line (nfs_show_stats): an NFSv4.1+ session, and the lease time
+# the server gave (nfsv4leasetime).
 mountstats_rdma() {
-	local x
+	local x o v4
 	x=$(xprt_line)
 	[ -n "$x" ] || { echo "no xprt: rdma line: $(mstats | grep 'xprt:')"; return 1; }
-	echo "# mountstats:$(echo "$x" | tr -s '\t ' ' ')"
+	o=$(mstats | awk '$1 == "opts:" { print $2 }')
+	[[ ",$o," == *",vers=$MVERS,"* ]] || { echo "mountstats opts: not vers=$MVERS: $o"; return 1; }
+	echo "# mountstats: vers=$MVERS,$(echo "$x" | tr -s '\t ' ' ')"
+	[ "$MVERS" != 3 ] || return 0
+	v4=$(mstats | awk '$1 == "nfsv4:" { $1 = ""; print }')
+	[[ ",${v4# }," == *",sessions,"* ]] || { echo "no NFSv4 session in mountstats: nfsv4:$v4"; return 1; }
+	echo "# mountstats nfsv4: sessions, $(echo "$v4" | grep -o 'lease_time=[0-9]*')"
 }
 # counters: "READ-ops WRITE-ops read-chunks write-chunks reply-chunks
 # server-RDMA-READs server-RDMA-WRITEs", all counted since boot or mount.
@@ -322,7 +417,12 @@ nfs_read() {
 }
 # moved HOW: how the data between nfs_write and the end of nfs_read went:
 # chunks (read and write chunks, the server's RDMA READs and WRITEs) or
-# inline (none of them).
+# inline (no read or write chunk, no RDMA READ; the server's RDMA WRITEs
+# only into reply chunks, one each). NFSv4's OPEN always offers a reply
+# chunk: its largest reply (NFS4_dec_open_sz, with a LAYOUTGET of up to
+# 4 KiB) is over the inline threshold, and knfsd then sends the reply
+# through the chunk (svc_rdma_sendto: an RDMA WRITE, then an RDMA_NOMSG
+# SEND). NFSv3 uses none there.
 moved() {
 	local a b d=()
 	read -ra a <<<"$C0"
@@ -335,7 +435,7 @@ moved() {
 		[ "${d[2]}" -gt 0 ] && [ "${d[3]}" -gt 0 ] && [ "${d[5]}" -gt 0 ] && [ "${d[6]}" -gt 0 ] ||
 			{ echo "not moved by RDMA READ and WRITE"; return 1; } ;;
 	inline)
-		[ "${d[2]}" = 0 ] && [ "${d[3]}" = 0 ] && [ "${d[5]}" = 0 ] && [ "${d[6]}" = 0 ] ||
+		[ "${d[2]}" = 0 ] && [ "${d[3]}" = 0 ] && [ "${d[5]}" = 0 ] && [ "${d[6]}" -le "${d[4]}" ] ||
 			{ echo "chunks used"; return 1; } ;;
 	esac
 }
@@ -344,11 +444,15 @@ nfs_umount() {
 	! mountpoint -q "$mnt" || { echo "$mnt still mounted"; return 1; }
 }
 
-# nfs_cases DRV LABEL SIZE BYTES HOW: one mount's cases.
+# nfs_cases DRV VERS LABEL SIZE BYTES HOW: one mount's cases, NFS version
+# VERS. Before the first NFSv4 write after nfsd started, the end of its
+# grace period (the first OPEN would wait for it).
 nfs_cases() {
-	local drv=$1 l=$2 size=$3 bytes=$4 how=$5 ok=1
+	local drv=$1 l="NFSv$2 $3" size=$4 bytes=$5 how=$6 ok=1
+	MVERS=$2
 	record $drv "$l: mounted over RDMA, rsize/wsize $size" nfs_mount $size &&
-		record $drv "$l: mountstats shows xprt: rdma" mountstats_rdma &&
+		record $drv "$l: mountstats shows xprt: rdma, vers=$MVERS" mountstats_rdma &&
+		grace_once $drv &&
 		record $drv "$l: $((bytes >> 10)) KiB written (dd, fsync)" nfs_write $bytes &&
 		record $drv "$l: the export holds the bytes" on_server $bytes &&
 		record $drv "$l: read back after drop_caches, byte-exact" nfs_read $bytes &&
@@ -361,6 +465,12 @@ nfs_cases() {
 	mountpoint -q "$mnt" && umount -f -l "$mnt"
 	rm -f "$exp/data"
 	[ $ok = 1 ]
+}
+# grace_once DRV: for an NFSv4 mount, the grace period's end, once a server.
+grace_once() {
+	[ "$MVERS" != 3 ] && [ $GRACE = 0 ] || return 0
+	GRACE=1
+	record "$1" "knfsd's NFSv4 grace period over" grace_over
 }
 
 # run DRV: the whole sequence on an RDMA device of type DRV.
