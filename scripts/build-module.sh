@@ -31,12 +31,16 @@ if [ -n "${KDIR:-}" ]; then
 	[ -f "$KDIR/Module.symvers" ] || die "KDIR=$KDIR is not a built kernel tree (no Module.symvers)"
 	grep -q '^CONFIG_RUST=y' "$KDIR/.config" || die "KDIR=$KDIR has no CONFIG_RUST=y"
 	make -C "$KDIR" M="$RRXE_TOP" "$@" modules
-	# The VM tests' transfer tool, if this machine has libibverbs-dev.
-	make -s -C "$RRXE_TOP/tools/testing/xfer" || note "rrxe_xfer not built (needs libibverbs-dev)"
+	# The VM tests' tools, those this machine can build: -k goes on past
+	# one that fails (rrxe_mpi needs Open MPI's mpicc, the others
+	# libibverbs-dev and librdmacm-dev).
+	make -s -k -C "$RRXE_TOP/tools/testing/xfer" ||
+		note "not all of tools/testing/xfer built (rrxe_xfer and the others need libibverbs-dev, rrxe_mpi mpicc)"
 	exit 0
 fi
 kdir=$(bash "$RRXE_TOP/scripts/build-kernel.sh" "${RRXE_FLAVOUR:-test}")
 inroot make -C "$kdir" M="$RRXE_TOP" LLVM=1 "$@" modules
-# The VM tests' transfer tool (tools/testing/vm/12-lossy.sh), a userspace
-# program: built with the root's gcc and libibverbs, like the guest's.
+# The VM tests' userspace tools (tools/testing/xfer: rrxe_xfer for
+# 12-lossy.sh and others, ..., rrxe_mpi for 23-userspace-stacks.sh): built
+# with the root's gcc, libibverbs and Open MPI's mpicc, like the guest's.
 inroot make -s -C "$RRXE_TOP/tools/testing/xfer"

@@ -120,7 +120,7 @@ check_log() {
 # namespaces, drivers, processes), so the next script of a group starts from
 # the guest as booted; says what it found.
 reset_guest() {
-	local tools='^(ib_.*|ibv_.*|rping|ucmatose|rdma_.*|rrxe_.*|mckey|python3|tcpdump|qperf)$' left d
+	local tools='^(ib_.*|ibv_.*|rping|ucmatose|rdma_.*|rrxe_.*|mckey|python3|tcpdump|qperf|mpirun|prte.*)$' left d
 	left=$(pgrep -a "$tools")
 	[ -n "$left" ] && echo "$left" | sed 's/^/# leftover process: /'
 	pkill -KILL "$tools" 2>/dev/null && sleep 1

@@ -426,18 +426,26 @@ unload_drivers() {
 	if [ -d /sys/module/rdma_rxe ]; then rmmod rdma_rxe 2>&1 | sed 's/^/# teardown: /'; fi
 }
 
-# xfer_bin [TOOL]: the path of TOOL (rrxe_xfer by default, rrxe_mcast or rrxe_mccm;
-# tools/testing/xfer), built on the host by `make`; when that binary is
-# missing or older than its source, it is compiled into /tmp here (the
-# guest has the toolchain root's gcc).
+# xfer_bin [TOOL]: the path of TOOL (rrxe_xfer by default, rrxe_mcast,
+# rrxe_mccm, rrxe_odp or rrxe_mpi; tools/testing/xfer), built on the host
+# by `make`; when that binary is missing or older than its source, it is
+# compiled into /tmp here (the guest has the toolchain root's gcc, and
+# Open MPI's mpicc for rrxe_mpi), through a file of its own renamed into
+# place: pairings running at once may compile the same tool.
 xfer_bin() {
 	local tool=${1:-rrxe_xfer}
 	local src=$RRXE_TOP/tools/testing/xfer/$tool.c bin=$RRXE_TOP/tools/testing/xfer/$tool
+	local tmp=/tmp/$tool.$BASHPID
 	if [ -x "$bin" ] && [ "$bin" -nt "$src" ]; then
 		echo "$bin"
 		return 0
 	fi
 	echo "# $tool is not built (make builds it): compiling it in the guest" >&2
-	gcc -O2 -std=gnu11 -Wall -o "/tmp/$tool" "$src" -lrdmacm -libverbs >&2 || return 1
+	if [ "$tool" = rrxe_mpi ]; then
+		mpicc -O2 -std=gnu11 -Wall -o "$tmp" "$src" >&2 || return 1
+	else
+		gcc -O2 -std=gnu11 -Wall -o "$tmp" "$src" -lrdmacm -libverbs >&2 || return 1
+	fi
+	mv -f "$tmp" "/tmp/$tool" || return 1
 	echo "/tmp/$tool"
 }
