@@ -313,7 +313,7 @@ pair_down() {
 # NS's netdevs (default_device_exit_batch) after ib_core's exit for NS,
 # which registered later, and pernet exits run in reverse order.
 netns_del_wait() {
-	local ns i=0 s sentinels=()
+	local ns i=0 s sentinels=() names=()
 	for ns in "$@"; do
 		ip netns list | grep -qw "$ns" || continue
 		i=$((i + 1))
@@ -322,12 +322,13 @@ netns_del_wait() {
 		s=rrxe-s$i-$BASHPID
 		if ip link add "$s" type veth peer name rrxe-sentinel netns "$ns" 2>/dev/null; then
 			sentinels+=("$s")
+			names+=("$ns")
 		fi
 		ip netns del "$ns"
 	done
-	for s in "${sentinels[@]}"; do
-		wait_for 60 sh -c "! ip link show '$s' >/dev/null 2>&1" ||
-			echo "# teardown: a namespace's exit has not run after 60 s"
+	for i in "${!sentinels[@]}"; do
+		wait_for 60 sh -c "! ip link show '${sentinels[i]}' >/dev/null 2>&1" ||
+			echo "# teardown: the exit of namespace ${names[i]} has not run after 60 s"
 	done
 }
 
