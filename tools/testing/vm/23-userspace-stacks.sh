@@ -41,11 +41,10 @@
 #     each rank's RDMA device port (its veth for tcp), set by a wrapper
 #     (mpi-rank) from the host name; UCX_TLS passed on with -x. Each job
 #     is bounded by RRXE_MPI_TIMEOUT (180 s), and what it leaves in the
-#     namespaces is killed. An earlier version of these cases (2026-11,
-#     lost before it was committed) found: the tcp controls pass on both
-#     drivers; ucx rc_v and ud_v pass on rrxe and abort on rdma_rxe (UCX
-#     and UD's sl, below); the four cases, both pairings at once, took
-#     282 s on the debug kernel: marked + for their time.
+#     namespaces is killed. First run (2026-11-27, with the UCT cases,
+#     rrxe-rrxe and rxe-rxe at once: 461 s for the 8 cases): every case
+#     ok on rrxe; on rdma_rxe the tcp controls ok, ucx rc_v and ud_v
+#     abort (UCX and UD's sl, below). Marked + for their time.
 # The UCT cases are marked + too (run when named): in a make check-like
 # boot (2026-11-26, both pairings at once, the guest 86% busy) the
 # ucx_perftest server did not listen within 30 s on either driver (its
@@ -54,7 +53,8 @@
 # after the server had listened: most likely the server's 40 s had run
 # out while the client was still in its own Open MPI start-up. Servers
 # now have twice the client's time (duo), and ucx_perftest's singleton
-# opens only ob1 and btl self (PERFTEST): not yet run in the guest.
+# opens only ob1 and btl self (PERFTEST): with both, the UCT cases passed
+# (2026-11-27) on both drivers, but ud_verbs on rdma_rxe (the sl above).
 # Cases marked + in `cases` run only when named: they fail on rdma_rxe as
 # on rrxe, a limitation of the stack or of soft-RoCE (testing.rst,
 # "Userspace stacks"): libfabric's RDM endpoints (verbs;ofi_rxm: the
