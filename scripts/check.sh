@@ -100,23 +100,32 @@ build() {
 # script named alone on the command line boots alone.
 #
 # A word with "=" in a group is a kernel parameter for that group's boot.
-# 11-traffic and 12-lossy boot with kmemleak=off: kmemleak halves the debug
-# kernel's speed, and every data path those two run also runs under
-# kmemleak in 09, 10, 13, 14 and 17 (Documentation/testing.rst, "What the
-# debug options cost"). 18-nvmeof and 19-dropin run NVMe-oF, whose
-# target can trip a known lockdep report that leaves lockdep off for the
-# rest of the boot (guest-run.sh): they come last in theirs. The other
-# kernel ULPs, 20-rnbd-srp (rnbd and SRP), 21-nfs-rdma and 24-iser (LIO's
-# iSCSI target and open-iscsi over iSER), have never tripped lockdep: they
-# run before them, so that lockdep still checks them. 24-iser goes with
-# them, in the ULP boot, as one more LIO target and block initiator;
-# 23-userspace-stacks (qperf, rsockets, libfabric, UCX over both drivers)
-# too, for the same reason: lockdep and kmemleak still on. The longest
-# boot comes first, so that two lanes (RRXE_VM_LANES) end close together.
-# 27-fault-inject puts failslab and fail_page_alloc back as booted (but
-# for their verbose 0) and needs no boot of its own; it comes last in
-# its boot all the same, so that nothing runs after its injected failures.
-VM_GROUPS=${RRXE_VM_GROUPS:-"13 14 15 16 17 | 01 02 03 04 05 06 07 08 10 22 25 26 28 27 | 09 20 21 24 23 18 19 | 11 12 kmemleak=off"}
+# kmemleak halves the debug kernel's speed (every allocation and free takes
+# a stack trace more, and KASAN records kmemleak's own objects too), so it
+# runs where leaks are made: one boot, the second group, holds the scripts
+# that create and destroy every object type and unwind every error path,
+# with kmemleak on: 01-load (the KUnit suites), 03-errors, 04-lifecycle
+# (link delete, netdev removal, rmmod, under open devices), 07-verbs-
+# objects, 08-hostile-rings, 10-kverbs (a kernel consumer's objects),
+# 25-fuzz-wire (every drop path of a hostile packet), 26-fuzz-verbs
+# (random verbs, every WR opcode, random attributes), 28-odp, 17-kill-storm
+# (every workload's process killed mid-flight: uverbs' cleanup of every
+# object) and 27-fault-inject (every allocation of every verb failed in
+# turn). The other boots pass kmemleak=off: their scripts (interop,
+# netdev events, multicast traffic, the ULPs, userspace stacks, lossy
+# wires) drive the same objects and data paths again, each already run
+# above under kmemleak; KASAN, lockdep and the other checks stay on in
+# every boot (Documentation/testing.rst, "Where kmemleak runs").
+# 18-nvmeof and 19-dropin run NVMe-oF, whose target can trip a known
+# lockdep report that leaves lockdep off for the rest of the boot
+# (guest-run.sh): they come last in theirs, after the other kernel ULPs
+# (20-rnbd-srp, 21-nfs-rdma, 24-iser) and 23-userspace-stacks, so that
+# lockdep still checks those. 27-fault-inject puts failslab and
+# fail_page_alloc back as booted (but for their verbose 0); it comes last
+# in its boot all the same, so that nothing runs after its injected
+# failures. The longest boot comes first, so that two lanes
+# (RRXE_VM_LANES) end close together.
+VM_GROUPS=${RRXE_VM_GROUPS:-"09 20 21 24 23 18 19 kmemleak=off | 01 03 04 07 08 10 25 26 28 17 27 | 13 14 15 16 kmemleak=off | 02 05 06 22 11 12 kmemleak=off"}
 
 # RRXE_VM_LANES: how many guests boot at once. A debug-kernel guest keeps
 # about one of its two vCPUs busy (each script's "CPUs N% busy" line): the

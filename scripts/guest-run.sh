@@ -161,9 +161,11 @@ kmemleak_scans() {
 	echo scan >$kml
 }
 
-# cpu_ticks: the guest's busy and total CPU ticks so far, from /proc/stat.
+# cpu_ticks: the guest's busy and total CPU ticks so far, and the number
+# of processes (forks) started since boot, from /proc/stat.
 cpu_ticks() {
-	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; print t - $5 - $6, t }' /proc/stat
+	awk '/^cpu / { t = 0; for (i = 2; i <= NF; i++) t += $i; b = t - $5 - $6 }
+		/^processes / { p = $2 } END { print b, t, p }' /proc/stat
 }
 
 # mem_line NAME: one comment line on the guest's memory after a script, so
@@ -188,9 +190,9 @@ last_ended=0
 # run_one SCRIPT [ARGS...]: runs a script, then its log check (its leaks are
 # checked with the others', by check_leaks). Returns non-zero if it failed.
 run_one() {
-	local script=$1 rc=0 start=$SECONDS busy0 total0 busy1 total1
+	local script=$1 rc=0 start=$SECONDS busy0 total0 busy1 total1 forks0 forks1
 	shift
-	read -r busy0 total0 < <(cpu_ticks)
+	read -r busy0 total0 forks0 < <(cpu_ticks)
 	name=$(basename "$script")
 	echo "$(jiffies_now) $name" >>"$script_starts"
 	dmesg --clear
@@ -203,8 +205,10 @@ run_one() {
 	sleep 0.5
 	# How busy the guest's CPUs were: a script that leaves them idle waits
 	# on timers and timeouts, not on the debug kernel (testing.rst).
-	read -r busy1 total1 < <(cpu_ticks)
-	echo "# $name took $((SECONDS - start)) s, CPUs $(((busy1 - busy0) * 100 / (total1 - total0 + 1)))% busy"
+	# How many processes it started: on the debug kernel each fork and exec
+	# costs a tenth of a second or more (testing.rst).
+	read -r busy1 total1 forks1 < <(cpu_ticks)
+	echo "# $name took $((SECONDS - start)) s, CPUs $(((busy1 - busy0) * 100 / (total1 - total0 + 1)))% busy, $((forks1 - forks0)) processes"
 	mem_line "$name"
 	if [ $rc = 124 ] || { [ $rc = 137 ] && [ $((SECONDS - start)) -ge "$script_timeout" ]; }; then
 		echo "not ok - $name: did not finish within ${script_timeout}s"

@@ -5,6 +5,16 @@
 
 RRXE_FAILS=0
 
+# sleep SECONDS: bash's own read with a timeout, on a pipe nothing ever
+# writes to, instead of /usr/bin/sleep. On the debug kernel under TCG a fork
+# and exec costs 0.1-0.3 s of CPU (Documentation/testing.rst, "Where the
+# time goes"), which a polling loop paid at every turn, competing with what
+# it waited for. The pipe is opened once, read-write, so it never sees EOF.
+if [ -z "${RRXE_SLEEP_FD:-}" ]; then
+	exec {RRXE_SLEEP_FD}<> <(:)
+fi
+sleep() { read -r -t "$1" -u "$RRXE_SLEEP_FD" _ || :; }
+
 ok() { echo "ok - $*"; }
 not_ok() {
 	echo "not ok - $*"
@@ -95,7 +105,8 @@ veth_pair() {
 # gone NAME [TRIES]: waits until RDMA device NAME no longer exists, checking
 # every 0.1 s, at most TRIES times (default 50, i.e. 5 s).
 gone() {
-	for _ in $(seq "${2:-50}"); do
+	local i
+	for ((i = 0; i < ${2:-50}; i++)); do
 		[ -e "/sys/class/infiniband/$1" ] || return 0
 		sleep 0.1
 	done
@@ -124,14 +135,26 @@ finish() {
 	exit 1
 }
 
+# port_is_active DEV: port 1 of DEV is ACTIVE now (no process started).
+port_is_active() {
+	local state
+	read -r state 2>/dev/null <"/sys/class/infiniband/$1/ports/1/state" &&
+		[[ $state == *ACTIVE* ]]
+}
+
 # port_active DEV: waits up to 10 s for port 1 of DEV to be ACTIVE.
 port_active() {
-	for _ in $(seq 100); do
-		grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state" 2>/dev/null && return 0
+	local i
+	for ((i = 0; i < 100; i++)); do
+		port_is_active "$1" && return 0
 		sleep 0.1
 	done
 	return 1
 }
+
+# absent PATH, not CMD...: for wait_for, without a shell process per poll.
+absent() { [ ! -e "$1" ]; }
+not() { ! "$@"; }
 
 # setup CMD...: runs a setup step, its output as comments.
 setup() { "$@" 2>&1 | sed 's/^/# setup: /'; return "${PIPESTATUS[0]}"; }
@@ -214,11 +237,12 @@ cm_listening() {
 }
 
 # wait_for SECONDS CMD...: polls CMD every 0.2 s until it succeeds; fails
-# after SECONDS.
+# after SECONDS * 5 tries (SECONDS at least: each try's own processes add
+# to the 0.2 s).
 wait_for() {
-	local tries=$(($1 * 5))
+	local tries=$(($1 * 5)) i
 	shift
-	for _ in $(seq "$tries"); do
+	for ((i = 0; i < tries; i++)); do
 		"$@" && return 0
 		sleep 0.2
 	done
@@ -327,7 +351,7 @@ netns_del_wait() {
 		ip netns del "$ns"
 	done
 	for i in "${!sentinels[@]}"; do
-		wait_for 60 sh -c "! ip link show '${sentinels[i]}' >/dev/null 2>&1" ||
+		wait_for 60 eval "[ ! -e '/sys/class/net/${sentinels[i]}' ]" ||
 			echo "# teardown: the exit of namespace ${names[i]} has not run after 60 s"
 	done
 }

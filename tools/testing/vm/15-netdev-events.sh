@@ -180,7 +180,7 @@ events_pairing() {
 	sleep 1
 	check "$t: veth2 down" ip -n "$PAIR_NS2" link set veth2 down
 	check "$t: $name2's port leaves ACTIVE" \
-		wait_for 5 sh -c "! grep -q ACTIVE /sys/class/infiniband/$DEV2/ports/1/state"
+		wait_for 5 not port_is_active "$DEV2"
 	sleep 1
 	check "$t: veth2 up" ip -n "$PAIR_NS2" link set veth2 up
 	check "$t: $name2's port is ACTIVE again" port_active "$DEV2"

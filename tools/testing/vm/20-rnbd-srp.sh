@@ -82,7 +82,7 @@ rnbd_mapped() {
 rnbd_unmap() {
 	local d=/sys/block/${BLK#/dev/}
 	echo normal >"$d/rnbd/unmap_device" || return 1
-	wait_for 30 sh -c "[ ! -e $d ]" || { echo "$BLK still exists"; return 1; }
+	wait_for 30 absent "$d" || { echo "$BLK still exists"; return 1; }
 	# The session goes with its last device.
 	wait_for 30 cm_closed || { echo "rtrs connections still open"; rdma res show cm_id; return 1; }
 }
@@ -203,7 +203,7 @@ srp_disk() {
 # SCSI host and its disk and disconnects.
 srp_logout() {
 	echo 1 >"/sys/class/srp_remote_ports/port-$SRP_HOST:1/delete" || return 1
-	wait_for 30 sh -c "[ ! -e /sys/class/scsi_host/host$SRP_HOST ]" ||
+	wait_for 30 absent "/sys/class/scsi_host/host$SRP_HOST" ||
 		{ echo "SCSI host $SRP_HOST still exists"; return 1; }
 	[ ! -e "$BLK" ] || { echo "$BLK still exists"; return 1; }
 	wait_for 30 cm_closed || { echo "ib_srp's connection still open"; rdma res show cm_id; return 1; }

@@ -347,7 +347,7 @@ qp_counter_case obs0 rrxe
 rrxe_auto=$QPC_AUTO rrxe_manual=$QPC_MANUAL
 
 check "rdma link delete obs0" rdma link delete obs0
-check "the device's directory goes with it" wait_for 5 sh -c "! test -e $dir"
+check "the device's directory goes with it" wait_for 5 absent "$dir"
 check "rmmod rrxe" rmmod rrxe
 check "the module's directory goes with it" sh -c "! test -e $dbg"
 

@@ -143,7 +143,7 @@ iser_logout() {
 	local out
 	out=$(timeout 60 iscsiadm -m node -T $ISER_IQN -p $ADDR:$ISER_PORT -I iser --logout 2>&1) ||
 		{ echo "$out"; return 1; }
-	wait_for 30 sh -c "[ ! -e /sys/class/iscsi_session/$SESSION ]" ||
+	wait_for 30 absent "/sys/class/iscsi_session/$SESSION" ||
 		{ echo "$SESSION still exists"; return 1; }
 	[ ! -e "$BLK" ] || { echo "$BLK still exists"; return 1; }
 	wait_for 30 cm_closed || { echo "iSER's connection still open"; rdma res show cm_id; return 1; }
