@@ -102,15 +102,28 @@ veth_pair() {
 	ip link set b0 up
 }
 
+# The polls below (gone, port_active, wait_for) are bounded in wall time, at
+# three times their nominal bound: the bounds were chosen when every turn
+# of a poll also started /usr/bin/sleep, which on the debug kernel under
+# TCG made a turn two to three times its nap, and some waits need that
+# time (15-netdev-events: a device under a running transfer unregisters
+# once its process has exited, 20 s after the netdev went).
+POLL_SLACK=3
+
+# poll_until_us VAR TENTHS: sets VAR to the wall-clock microsecond
+# POLL_SLACK times TENTHS tenths of a second from now (no subshell).
+poll_until_us() { printf -v "$1" %d $((${EPOCHREALTIME/./} + $2 * POLL_SLACK * 100000)); }
+
 # gone NAME [TRIES]: waits until RDMA device NAME no longer exists, checking
-# every 0.1 s, at most TRIES times (default 50, i.e. 5 s).
+# every 0.1 s, for TRIES tenths of a second (default 50, i.e. 5 s) times
+# POLL_SLACK.
 gone() {
-	local i
-	for ((i = 0; i < ${2:-50}; i++)); do
-		[ -e "/sys/class/infiniband/$1" ] || return 0
+	local end
+	poll_until_us end "${2:-50}"
+	while [ -e "/sys/class/infiniband/$1" ]; do
+		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
 		sleep 0.1
 	done
-	return 1
 }
 
 # two_hosts [NS1 NS2 NET]: two hosts, network namespaces NS1 and NS2
@@ -142,14 +155,15 @@ port_is_active() {
 		[[ $state == *ACTIVE* ]]
 }
 
-# port_active DEV: waits up to 10 s for port 1 of DEV to be ACTIVE.
+# port_active DEV: waits up to 10 s (times POLL_SLACK) for port 1 of DEV to
+# be ACTIVE.
 port_active() {
-	local i
-	for ((i = 0; i < 100; i++)); do
-		port_is_active "$1" && return 0
+	local end
+	poll_until_us end 100
+	until port_is_active "$1"; do
+		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
 		sleep 0.1
 	done
-	return 1
 }
 
 # absent PATH, not CMD...: for wait_for, without a shell process per poll.
@@ -237,16 +251,15 @@ cm_listening() {
 }
 
 # wait_for SECONDS CMD...: polls CMD every 0.2 s until it succeeds; fails
-# after SECONDS * 5 tries (SECONDS at least: each try's own processes add
-# to the 0.2 s).
+# after SECONDS times POLL_SLACK.
 wait_for() {
-	local tries=$(($1 * 5)) i
+	local end
+	poll_until_us end $(($1 * 10))
 	shift
-	for ((i = 0; i < tries; i++)); do
-		"$@" && return 0
+	until "$@"; do
+		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
 		sleep 0.2
 	done
-	return 1
 }
 
 # verbs_side_by_side W1 W2 RRXE_OUT RXE_OUT: the "verb NAME FIELDS..." lines

@@ -6,6 +6,8 @@
 # dismantled). The harness fails the run on any KASAN report.
 . "$RRXE_TOP/tools/testing/lib.sh"
 
+both_gone() { gone rrxe1 100 && gone rrxe2 100; }
+
 load_rrxe
 for round in 1 2 3; do
 	two_hosts
@@ -14,7 +16,7 @@ for round in 1 2 3; do
 	check "round $round: h1 sees its device" sh -c "ip netns exec h1 ibv_devices | grep -q rrxe1"
 	ip netns del h1
 	ip netns del h2
-	check "round $round: both devices gone with the namespaces" sh -c "$(declare -f gone); gone rrxe1 100 && gone rrxe2 100"
+	check "round $round: both devices gone with the namespaces" both_gone
 done
 
 # Only one namespace goes; its netdev's peer stays in the initial namespace.
