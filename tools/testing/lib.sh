@@ -107,7 +107,7 @@ veth_pair() {
 # of a poll also started /usr/bin/sleep, which on the debug kernel under
 # TCG made a turn two to three times its nap, and some waits need that
 # time (15-netdev-events: a device under a running transfer unregisters
-# once its process has exited, 20 s after the netdev went).
+# once its process has exited, 20-31 s after the netdev went).
 POLL_SLACK=3
 
 # poll_until_us VAR TENTHS: sets VAR to the wall-clock microsecond
