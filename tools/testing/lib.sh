@@ -110,21 +110,26 @@ veth_pair() {
 # once its process has exited, 20-31 s after the netdev went).
 POLL_SLACK=3
 
-# poll_until_us VAR TENTHS: sets VAR to the wall-clock microsecond
-# POLL_SLACK times TENTHS tenths of a second from now (no subshell).
-poll_until_us() { printf -v "$1" %d $((${EPOCHREALTIME/./} + $2 * POLL_SLACK * 100000)); }
+# poll TENTHS NAP CMD...: runs CMD every NAP seconds until it succeeds;
+# fails once TENTHS tenths of a second of wall time have passed. No process
+# of its own (sleep above, EPOCHREALTIME).
+poll() {
+	local end=$((${EPOCHREALTIME/./} + $1 * 100000)) nap=$2
+	shift 2
+	until "$@"; do
+		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
+		sleep "$nap"
+	done
+}
+
+# absent PATH, not CMD...: for polls, without a shell process per turn.
+absent() { [ ! -e "$1" ]; }
+not() { ! "$@"; }
 
 # gone NAME [TRIES]: waits until RDMA device NAME no longer exists, checking
 # every 0.1 s, for TRIES tenths of a second (default 50, i.e. 5 s) times
 # POLL_SLACK.
-gone() {
-	local end
-	poll_until_us end "${2:-50}"
-	while [ -e "/sys/class/infiniband/$1" ]; do
-		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
-		sleep 0.1
-	done
-}
+gone() { poll $((${2:-50} * POLL_SLACK)) 0.1 absent "/sys/class/infiniband/$1"; }
 
 # two_hosts [NS1 NS2 NET]: two hosts, network namespaces NS1 and NS2
 # (default h1 and h2) joined by a veth pair: veth1 in NS1 at 198.18.NET.1,
@@ -157,18 +162,7 @@ port_is_active() {
 
 # port_active DEV: waits up to 10 s (times POLL_SLACK) for port 1 of DEV to
 # be ACTIVE.
-port_active() {
-	local end
-	poll_until_us end 100
-	until port_is_active "$1"; do
-		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
-		sleep 0.1
-	done
-}
-
-# absent PATH, not CMD...: for wait_for, without a shell process per poll.
-absent() { [ ! -e "$1" ]; }
-not() { ! "$@"; }
+port_active() { poll $((100 * POLL_SLACK)) 0.1 port_is_active "$1"; }
 
 # setup CMD...: runs a setup step, its output as comments.
 setup() { "$@" 2>&1 | sed 's/^/# setup: /'; return "${PIPESTATUS[0]}"; }
@@ -253,13 +247,9 @@ cm_listening() {
 # wait_for SECONDS CMD...: polls CMD every 0.2 s until it succeeds; fails
 # after SECONDS times POLL_SLACK.
 wait_for() {
-	local end
-	poll_until_us end $(($1 * 10))
+	local tenths=$(($1 * 10 * POLL_SLACK))
 	shift
-	until "$@"; do
-		[ "${EPOCHREALTIME/./}" -lt "$end" ] || return 1
-		sleep 0.2
-	done
+	poll "$tenths" 0.2 "$@"
 }
 
 # verbs_side_by_side W1 W2 RRXE_OUT RXE_OUT: the "verb NAME FIELDS..." lines
@@ -342,13 +332,14 @@ pair_down() {
 	DEV1= DEV2=
 }
 
-# netns_del_wait NS...: deletes the namespaces and waits (60 s at most) until
-# the kernel has run their exit. `ip netns del` only drops a reference: the
-# exit runs later, from a kworker, which is where ib_core removes the
-# namespace's compat devices (topology_lock). A veth with one end in the
-# initial namespace and the other in NS tells when: the exit unregisters
-# NS's netdevs (default_device_exit_batch) after ib_core's exit for NS,
-# which registered later, and pernet exits run in reverse order.
+# netns_del_wait NS...: deletes the namespaces and waits (60 s times
+# POLL_SLACK at most) until the kernel has run their exit. `ip netns del`
+# only drops a reference: the exit runs later, from a kworker, which is
+# where ib_core removes the namespace's compat devices (topology_lock). A
+# veth with one end in the initial namespace and the other in NS tells
+# when: the exit unregisters NS's netdevs (default_device_exit_batch) after
+# ib_core's exit for NS, which registered later, and pernet exits run in
+# reverse order.
 netns_del_wait() {
 	local ns i=0 s sentinels=() names=()
 	for ns in "$@"; do
@@ -364,8 +355,8 @@ netns_del_wait() {
 		ip netns del "$ns"
 	done
 	for i in "${!sentinels[@]}"; do
-		wait_for 60 eval "[ ! -e '/sys/class/net/${sentinels[i]}' ]" ||
-			echo "# teardown: the exit of namespace ${names[i]} has not run after 60 s"
+		wait_for 60 absent "/sys/class/net/${sentinels[i]}" ||
+			echo "# teardown: the exit of namespace ${names[i]} has not run after $((60 * POLL_SLACK)) s"
 	done
 }
 

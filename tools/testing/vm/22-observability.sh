@@ -349,7 +349,7 @@ rrxe_auto=$QPC_AUTO rrxe_manual=$QPC_MANUAL
 check "rdma link delete obs0" rdma link delete obs0
 check "the device's directory goes with it" wait_for 5 absent "$dir"
 check "rmmod rrxe" rmmod rrxe
-check "the module's directory goes with it" sh -c "! test -e $dbg"
+check "the module's directory goes with it" absent "$dbg"
 
 # The control: the same on rdma_rxe, on the same netdev.
 QPC_AUTO='' QPC_MANUAL=''
