@@ -158,8 +158,13 @@ if [ -n "${RRXE_BENCH_PERF:-}" ]; then
 				--percent-limit 0.7 2>/dev/null | grep -v '^#' | grep -v '^$' >"$f.txt"
 			"$perf_bin" report --kallsyms=/proc/kallsyms -i "$data" --no-children --sort comm,dso --stdio -g none \
 				--percent-limit 1 2>/dev/null | grep -v '^#' | grep -v '^$' >"$f.comm.txt"
+			# Per CPU: whether the work shares the CPUs or one does it all.
+			"$perf_bin" report --kallsyms=/proc/kallsyms -i "$data" --no-children --sort cpu,comm --stdio -g none \
+				--percent-limit 2 2>/dev/null | grep -v '^#' | grep -v '^$' >"$f.cpu.txt"
 			echo "# perf $d $name: where the CPU time went (all CPUs, cpu-clock)"
 			sed 's/^/# perf   /' "$f.comm.txt" | head -12
+			echo "# perf $d $name: by CPU and command"
+			sed 's/^/# perf   /' "$f.cpu.txt" | head -12
 			sed 's/^/# perf   /' "$f.txt" | head -40
 			# Call graphs of the top entries, for the notes.
 			"$perf_bin" report --kallsyms=/proc/kallsyms -i "$data" --no-children --sort sym --stdio -G \

@@ -47,7 +47,7 @@ use crate::{
     transport::resp::RespState,
     transport::send::SendState,
 };
-use core::sync::atomic::{AtomicBool, AtomicU32};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64};
 use kernel::{new_spinlock_irq, new_work, prelude::*, sync::Arc};
 
 /// The objects a new QP is bound to.
@@ -186,7 +186,7 @@ impl QpInner {
                     counter: None,
                     faults: Faults::new(),
                 }),
-                home: next_home(),
+                home: AtomicU32::new(next_home()),
                 rxq <- RxQueue::new(RX_QUEUE_LEN),
                 rx_backlog: AtomicU32::new(0),
                 rx_task <- new_work!("rrxe_qp_rx"),
@@ -203,6 +203,9 @@ impl QpInner {
                 flusher: RunOnce::new(),
                 tx: SkbAccount::new()?,
                 mcast_groups: AtomicU32::new(0),
+                post_end_ns: AtomicU64::new(0),
+                post_cost_ns: AtomicU64::new(0),
+                request_since_post: AtomicBool::new(false),
             }),
             GFP_KERNEL,
         )
@@ -298,7 +301,7 @@ impl QpInner {
         if state == QpState::Err {
             self.flush_queues();
         } else if self.is_user {
-            self.kick();
+            self.post_kick();
         } else {
             // Kernel consumers may post with interrupts off (the MAD layer
             // does), where nothing may be transmitted: send from the work

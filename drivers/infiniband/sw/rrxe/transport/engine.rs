@@ -154,6 +154,24 @@ impl QpInner {
         }
     }
 
+    /// A process posted: a stream that its own posts kept hidden
+    /// ([`QpInner::post_starts_stream`]) is sent from another CPU than the
+    /// process's ([`QpInner::step_aside`]); anything else as
+    /// [`QpInner::kick`] decides. Times the post for the next one.
+    pub(crate) fn post_kick(self: &Arc<Self>) {
+        let start = rt::now_ns();
+        if !self.streaming() && self.post_starts_stream(start) {
+            self.step_aside();
+            self.schedule();
+        } else {
+            self.kick();
+        }
+        let end = rt::now_ns();
+        self.post_cost_ns
+            .store(end.saturating_sub(start), Ordering::Relaxed);
+        self.post_end_ns.store(end, Ordering::Relaxed);
+    }
+
     /// Whether the SQ holds more than one WQE: the QP streams, and sends
     /// from its home CPU, beside the peer's receive work. A lone WQE (a
     /// ping-pong's) is sent at once wherever it was posted: handing it
@@ -326,6 +344,7 @@ impl QpInner {
                 dropped(pkt, DropReason::WrongPath);
                 return None;
             }
+            self.request_arrived();
             let mut rq = self.rq.lock();
             let meta = RxMeta { ndev, ..*meta };
             resp::on_request(&ctx, &mut st, &mut fx, (*rq).as_mut(), pkt, &meta);

@@ -86,6 +86,10 @@ impl_has_work! {
     impl HasWork<Self, 6> for QpInner { self.fault_task }
 }
 
+/// How much sooner than the last post took the next must come to start
+/// a stream ([`QpInner::post_starts_stream`]).
+const STREAM_GAP_RATIO: u64 = 4;
+
 /// The home CPU of the next QP (see [`QpInner::home`]): the online CPUs
 /// in turn.
 pub(in crate::transport) fn next_home() -> u32 {
@@ -136,8 +140,9 @@ impl QpInner {
     /// Where the home CPU's work goes: the home CPU, or this one while
     /// the home CPU is offline.
     fn home_cpu(&self) -> u32 {
-        if rt::cpu_online(self.home) {
-            self.home
+        let home = self.home.load(Ordering::Relaxed);
+        if rt::cpu_online(home) {
+            home
         } else {
             rt::this_cpu()
         }
@@ -164,7 +169,47 @@ impl QpInner {
     /// whatever it says.
     pub(in crate::transport) fn runs_here(&self) -> bool {
         let cpu = rt::this_cpu();
-        cpu == self.home || !rt::cpu_online(self.home)
+        let home = self.home.load(Ordering::Relaxed);
+        cpu == home || !rt::cpu_online(home)
+    }
+
+    /// Whether a process's post starts a stream that its posts alone do
+    /// not show: every message of it went and came back inside its own
+    /// post (a veth peer delivers on the sending CPU, so the peer's
+    /// responder and the ACK run before the post returns), so the SQ never
+    /// holds two WQEs and the process and the data path take turns on one
+    /// CPU. Such a post follows the last one's return much sooner than
+    /// that one took, and the QP received no request in between. A
+    /// ping-pong's post follows the peer's message (a SEND or WRITE this
+    /// QP received), which may come back before the post that called for
+    /// it has returned.
+    pub(in crate::transport) fn post_starts_stream(&self, now: u64) -> bool {
+        if self.request_since_post.swap(false, Ordering::Relaxed) {
+            return false;
+        }
+        let gap = now.saturating_sub(self.post_end_ns.load(Ordering::Relaxed));
+        gap.saturating_mul(STREAM_GAP_RATIO) < self.post_cost_ns.load(Ordering::Relaxed)
+    }
+
+    /// A request arrived (`QpInner::post_starts_stream`).
+    pub(in crate::transport) fn request_arrived(&self) {
+        if !self.request_since_post.load(Ordering::Relaxed) {
+            self.request_since_post.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// A process's post starts a stream from the home CPU: the home moves to the next online CPU, so that the requester (and
+    /// the ACKs and completions that follow it) run beside the process
+    /// instead of taking turns with it on one CPU, as C rxe's kworker runs
+    /// beside it. The QP's work queued on the old home meanwhile runs
+    /// there: the run-once flags, not the home, keep the data path on one
+    /// CPU at a time.
+    pub(in crate::transport) fn step_aside(&self) {
+        let here = rt::this_cpu();
+        if self.home.load(Ordering::Relaxed) == here {
+            self.home
+                .store(rt::next_online_cpu(here), Ordering::Relaxed);
+        }
     }
 
     /// Runs the requester later, on the home CPU (bottom-half work).

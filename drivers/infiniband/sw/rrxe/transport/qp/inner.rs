@@ -20,7 +20,7 @@ use crate::{
     queues::srq::SrqInner,
     transport::dev_ctx::DevCtx,
 };
-use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use kernel::{
     prelude::*,
     sync::{Arc, SpinLockIrq},
@@ -83,8 +83,10 @@ pub(crate) struct QpInner {
     /// The CPU the QP's data path runs on: the requester, completer and
     /// responder run there, and work arriving elsewhere (a post, a packet,
     /// a timer) is handed to it (`transport::intake`). Chosen round robin
-    /// among the online CPUs at creation, so that QPs spread over CPUs.
-    pub(in crate::transport) home: u32,
+    /// among the online CPUs at creation, so that QPs spread over CPUs;
+    /// moved to the next CPU when a process streams from the home one
+    /// (`QpInner::step_aside`), so that posting and sending run on two.
+    pub(in crate::transport) home: AtomicU32,
     /// Received datagrams waiting for the home CPU.
     #[pin]
     pub(in crate::transport) rxq: RxQueue,
@@ -144,6 +146,16 @@ pub(crate) struct QpInner {
     /// How many multicast groups the QP is attached to (the device's
     /// multicast table counts them here).
     pub(in crate::transport) mcast_groups: AtomicU32,
+    /// When the last `post_send` of a process returned, and how long it
+    /// took (nanoseconds): a post that follows the last one's return
+    /// much sooner than that one took starts a stream
+    /// (`QpInner::post_starts_stream`).
+    pub(in crate::transport) post_end_ns: AtomicU64,
+    /// See `post_end_ns`.
+    pub(in crate::transport) post_cost_ns: AtomicU64,
+    /// A request (not a response) arrived since the last post of a process
+    /// (`QpInner::post_starts_stream`).
+    pub(in crate::transport) request_since_post: AtomicBool,
 }
 
 /// The driver data of a QP.

@@ -82,7 +82,7 @@ impl QpInner {
                 mtu: st.mtu,
                 timeout_ns: st.timeout_ns,
                 timer_armed: st.timer_armed,
-                home: self.home,
+                home: self.home.load(Ordering::Relaxed),
                 rx_backlog: self.rx_backlog.load(Ordering::Relaxed),
                 tx_skbs: self.tx.in_flight(),
                 sq: None,
