@@ -198,12 +198,13 @@ impl QpInner {
         }
     }
 
-    /// A process's post starts a stream from the home CPU: the home moves to the next online CPU, so that the requester (and
-    /// the ACKs and completions that follow it) run beside the process
-    /// instead of taking turns with it on one CPU, as C rxe's kworker runs
-    /// beside it. The QP's work queued on the old home meanwhile runs
-    /// there: the run-once flags, not the home, keep the data path on one
-    /// CPU at a time.
+    /// A process's post starts a stream from the home CPU: the home moves
+    /// to the next online CPU, so that the requester (and the ACKs and
+    /// completions that follow it) run beside the process instead of
+    /// taking turns with it on one CPU, as C rxe's kworker runs beside it.
+    /// The QP's work queued on the old home meanwhile runs there: the
+    /// run-once flags, not the home, keep the data path on one CPU at a
+    /// time.
     pub(in crate::transport) fn step_aside(&self) {
         let here = rt::this_cpu();
         if self.home.load(Ordering::Relaxed) == here {
