@@ -143,32 +143,28 @@ impl TxPacket {
 pub(crate) const OUTBOX_LEN: usize = 16;
 
 /// Packets built under a lock, to send after it is dropped (a QP's pass
-/// keeps one in its `Effects`).
+/// keeps one in its `Effects`). Made at every pass and every received
+/// packet: its empty slots are never written (`ArrayBuf`).
 pub(crate) struct Outbox {
-    pkts: [Option<TxPacket>; OUTBOX_LEN],
-    len: usize,
+    pkts: rt::ArrayBuf<TxPacket, OUTBOX_LEN>,
 }
 
 impl Outbox {
     /// An empty outbox.
     pub(crate) const fn new() -> Self {
         Self {
-            pkts: [const { None }; OUTBOX_LEN],
-            len: 0,
+            pkts: rt::ArrayBuf::new(),
         }
     }
 
     /// Whether another packet fits.
     pub(crate) fn has_room(&self) -> bool {
-        self.len < OUTBOX_LEN
+        self.pkts.has_room()
     }
 
     /// Adds a packet; a full outbox drops it (callers check `has_room`).
     pub(crate) fn push(&mut self, pkt: TxPacket) {
-        if let Some(slot) = self.pkts.get_mut(self.len) {
-            *slot = Some(pkt);
-            self.len += 1;
-        }
+        drop(self.pkts.push(pkt));
     }
 
     /// Sends everything, in order, charged to `owner`.
@@ -178,11 +174,8 @@ impl Outbox {
         counters: Tally<'_>,
         owner: &Arc<T>,
     ) {
-        for slot in self.pkts.iter_mut().take(self.len) {
-            if let Some(pkt) = slot.take() {
-                pkt.send(ndev, counters, owner);
-            }
+        for pkt in self.pkts.drain() {
+            pkt.send(ndev, counters, owner);
         }
-        self.len = 0;
     }
 }

@@ -1,18 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 
-//! Runtime helpers missing from the kernel crate: flushing and cancelling
+//! Runtime helpers missing from the kernel crate: a fixed-capacity inline
+//! vector, flushing and cancelling
 //! work items (and queueing them on one CPU's BH queue or kworker), CPUs, the
 //! monotonic clock, soft hrtimers owned through
 //! an `Arc`, and random numbers. Written to be independent of rrxe, like `net/`.
 
 use core::marker::PhantomData;
 
+pub(crate) mod array;
 pub(crate) mod cpu;
 pub(crate) mod time;
 pub(crate) mod timer;
 pub(crate) mod trace;
 pub(crate) mod work;
 
+pub(crate) use array::ArrayBuf;
 pub(crate) use cpu::{cpu_online, next_online_cpu, this_cpu};
 pub(crate) use time::now_ns;
 pub(crate) use timer::{SoftTimer, SoftTimerOwner};
