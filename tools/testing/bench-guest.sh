@@ -96,6 +96,25 @@ value() {
 	grep -E "$PERF_ROW" "$1" | head -1 | awk -v c=$col '$c ~ /^[0-9.]+$/ { print $c; ok = 1 } END { exit !ok }'
 }
 
+# ctr DEV: DEV's port counters as "name value" pairs on one line.
+ctr() {
+	rdma statistic show link "$1/1" 2>/dev/null | head -1 | cut -d' ' -f3-
+}
+
+# ctr_delta BEFORE AFTER: the counters that tell a clean run from one
+# that lost and resent packets, as name=after-before.
+ctr_delta() {
+	awk -v b="$1" -v a="$2" 'BEGIN {
+		nb = split(b, x, " "); for (i = 1; i < nb; i += 2) before[x[i]] = x[i + 1]
+		na = split(a, y, " ")
+		for (i = 1; i < na; i += 2) {
+			n = y[i]
+			if (n ~ /^(sent_pkts|rcvd_pkts|rcvd_seq_err|duplicate_request|out_of_seq_request|completer_retry_err|rcvd_rnr_err|send_rnr_err|ack_deferred)$/)
+				printf "%s%s=%d", sep, n, y[i + 1] - before[n], sep = " "
+		}
+	}'
+}
+
 declare -A broken
 first=${rows[0]%%|*}
 # run_row NAME UNIT DRIVER CMD...: one run of a row on one driver.
@@ -107,9 +126,14 @@ run_row() {
 	elif [ -n "${pair_state[$d]:-}" ]; then
 		use_pair "$d"
 		tag=$(echo "$d-$name" | tr ' ' _)
+		local b1 b2
+		b1=$(ctr "$DEV1") b2=$(ctr "$DEV2")
 		if run_traffic "$tag" "$timeout" "$PERF_ROW" "$@" >"$TRAFFIC_TMP/$tag.why"; then
 			v=$(value "$TRAFFIC_TMP/$tag.client" "$unit") || v=fail
 		fi
+		# What each side's port counted during the run: retransmissions
+		# and out-of-sequence packets say whether a slow run lost packets.
+		echo "# counters $d $name: $DEV1 $(ctr_delta "$b1" "$(ctr "$DEV1")"); $DEV2 $(ctr_delta "$b2" "$(ctr "$DEV2")")"
 		[ "$v" = fail ] && head -20 "$TRAFFIC_TMP/$tag.why"
 		[ "$v" = fail ] && [ "$name" = "$first" ] && broken[$d]="its first run failed"
 	fi
