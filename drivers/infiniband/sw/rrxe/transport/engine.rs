@@ -49,8 +49,12 @@ const RUN_BUDGET: u32 = 8;
 impl WorkItem<0> for QpInner {
     type Pointer = Arc<QpInner>;
 
+    // Runs where it was queued, without asking `kick` where: an item
+    // queued (or running) on a CPU that stopped being the home is queued
+    // there again by the workqueue whatever CPU is asked, and would go
+    // round in softirq there without sending. Later kicks go home.
     fn run(this: Arc<QpInner>) {
-        this.kick();
+        this.run_requester();
     }
 }
 
@@ -61,7 +65,7 @@ impl WorkItem<4> for QpInner {
 
     fn run(this: Arc<QpInner>) {
         let _bh = rt::BhOff::new();
-        this.kick();
+        this.run_requester();
     }
 }
 
@@ -130,6 +134,13 @@ impl QpInner {
             self.schedule();
             return;
         }
+        self.run_requester();
+    }
+
+    /// Runs the requester here and now, unless another CPU is running it
+    /// (which then goes round again); a long run leaves the rest to the
+    /// work item.
+    fn run_requester(self: &Arc<Self>) {
         if !self.runner.try_start() {
             return;
         }

@@ -147,9 +147,10 @@ impl QpInner {
         // other could be taken first.) The queue's run on the home CPU
         // cannot run beside a take there (both are softirq work, or run
         // with bottom halves off); one taken elsewhere (a QP that does not
-        // stream) may still see the run take a later datagram before this
-        // one is put back, in which case the transport's order checks
-        // (PSNs) sort them out.
+        // stream, or a run still on the old home for a while after the
+        // home moved: `QpInner::step_aside`) may still see the run take a
+        // later datagram before this one is put back, in which case the
+        // transport's order checks (PSNs) sort them out.
         if here
             && self
                 .rx_backlog
