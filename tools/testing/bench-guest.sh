@@ -98,7 +98,7 @@ value() {
 
 # ctr DEV: DEV's port counters as "name value" pairs on one line.
 ctr() {
-	rdma statistic show link "$1/1" 2>/dev/null | head -1 | cut -d' ' -f3-
+	rdma statistic show link "$1/1" 2>/dev/null | tr -s ' \n' '  ' | cut -d' ' -f3-
 }
 
 # ctr_delta BEFORE AFTER: the counters that tell a clean run from one
