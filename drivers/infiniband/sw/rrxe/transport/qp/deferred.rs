@@ -31,15 +31,22 @@ use kernel::{
 pub(in crate::transport) enum Deferred {
     /// The requester's run, on the home CPU, in softirq.
     Run,
-    /// What a run of the requester left when it used its budget: the same,
-    /// in process context (see [`rt::enqueue_task_on`]).
+    /// The next round of a requester's run that used its budget, in
+    /// softirq, on the CPU the run was on: the rest of its packets leave
+    /// after the first ones, through the same CPU's backlog (a veth peer
+    /// takes each CPU's on that CPU: from two CPUs they would arrive out
+    /// of order).
+    RunMore,
+    /// What a run of the requester left when it used its budget in
+    /// softirq: the same, in process context (see [`rt::enqueue_task_on`]),
+    /// on the CPU the run was on, likewise.
     RunLeft,
     /// The run of the received datagrams' queue, on the home CPU or, if
     /// the caller is there, the next one (see [`QpInner::rx_cpu`]), in
     /// softirq.
     Rx,
     /// What a run of the queue left when it used its budget: the same, in
-    /// process context.
+    /// process context, on the CPU the run was on.
     RxLeft,
     /// The retransmit timer.
     Retransmit(u64),
@@ -116,11 +123,18 @@ impl QpInner {
             Deferred::Run => {
                 rt::enqueue_bh_on::<_, 0>(self.home_cpu(), self.clone());
             }
+            Deferred::RunMore => {
+                rt::enqueue_bh_on::<_, 0>(rt::this_cpu(), self.clone());
+            }
             Deferred::RunLeft => {
-                rt::enqueue_task_on::<_, 4>(self.home_cpu(), self.clone());
+                rt::enqueue_task_on::<_, 4>(rt::this_cpu(), self.clone());
             }
             Deferred::RxLeft => {
-                rt::enqueue_task_on::<_, 5>(self.rx_cpu(), self.clone());
+                // Where the run was (`rx_cpu` chose it): asked again,
+                // `rx_cpu` would send the home's own leftovers to the
+                // other CPU, into the kworker that runs the peer's work
+                // there, one item after the other.
+                rt::enqueue_task_on::<_, 5>(rt::this_cpu(), self.clone());
             }
             Deferred::Rx => {
                 // Queued already (on this or another CPU): that run takes

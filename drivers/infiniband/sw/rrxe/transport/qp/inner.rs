@@ -156,6 +156,10 @@ pub(crate) struct QpInner {
     /// A request (not a response) arrived since the last post of a process
     /// (`QpInner::post_starts_stream`).
     pub(in crate::transport) request_since_post: AtomicBool,
+    /// Rounds in a row that the requester's run went on in softirq after
+    /// using its budget (`BH_ROUNDS` in the engine); none once a run
+    /// finds nothing left to send.
+    pub(in crate::transport) bh_rounds: AtomicU32,
 }
 
 /// The driver data of a QP.
