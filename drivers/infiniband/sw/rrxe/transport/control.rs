@@ -206,7 +206,6 @@ impl QpInner {
                 post_end_ns: AtomicU64::new(0),
                 post_cost_ns: AtomicU64::new(0),
                 request_since_post: AtomicBool::new(false),
-                bh_rounds: AtomicU32::new(0),
             }),
             GFP_KERNEL,
         )

@@ -43,19 +43,20 @@ use crate::{
 use core::sync::atomic::Ordering;
 use kernel::{sync::Arc, workqueue::WorkItem};
 
-/// Passes one run makes (at most 16 packets each) before it leaves the
-/// rest to its next round. Short, so that the packets it sent are taken
-/// soon: a veth peer receives them in this CPU's `NET_RX` softirq, which
-/// cannot run while a run holds bottom halves off. Between two rounds in
-/// softirq, the softirq loop runs `NET_RX` first (a lower vector); a
-/// round in process context turns bottom halves on at its end.
-const RUN_BUDGET: u32 = 2;
+/// Passes (at most 16 packets each) a run makes in softirq, or inline
+/// where it was kicked, before it leaves the rest to process context
+/// (`Deferred::RunLeft`).
+const RUN_BUDGET: u32 = 8;
 
-/// Rounds a run may go on in softirq, one after the other, before the rest
-/// goes to process context (`Deferred::RunLeft`), where the scheduler
-/// shares the CPU with tasks. The softirq loop's own bounds (2 ms, ten
-/// restarts, then `ksoftirqd`) hold meanwhile.
-const BH_ROUNDS: u32 = 4;
+/// Passes a run makes in process context before it queues the rest there
+/// again. Short, so that the packets it sent are taken soon: a veth peer
+/// receives them in this CPU's `NET_RX` softirq, which runs when the round
+/// turns bottom halves on again. (With eight passes at once, a peer took a
+/// READ's responses in bursts of a hundred, and the two CPUs took turns
+/// instead of working side by side. Rounds in softirq would not help:
+/// the bottom-half pool runs an item that queues itself again up to ten
+/// times before the softirq loop gets to `NET_RX`.)
+const LEFT_BUDGET: u32 = 2;
 
 impl WorkItem<0> for QpInner {
     type Pointer = Arc<QpInner>;
@@ -65,18 +66,19 @@ impl WorkItem<0> for QpInner {
     // there again by the workqueue whatever CPU is asked, and would go
     // round in softirq there without sending. Later kicks go home.
     fn run(this: Arc<QpInner>) {
-        this.run_requester();
+        this.run_requester(RUN_BUDGET);
     }
 }
 
 /// The requester's run after one used its budget (`Deferred::RunLeft`), in
-/// process context: the data path runs as in softirq, bottom halves off.
+/// process context: the data path runs as in softirq, bottom halves off,
+/// in rounds of [`LEFT_BUDGET`] passes.
 impl WorkItem<4> for QpInner {
     type Pointer = Arc<QpInner>;
 
     fn run(this: Arc<QpInner>) {
         let _bh = rt::BhOff::new();
-        this.run_requester();
+        this.run_requester(LEFT_BUDGET);
     }
 }
 
@@ -145,13 +147,15 @@ impl QpInner {
             self.schedule();
             return;
         }
-        self.run_requester();
+        self.run_requester(RUN_BUDGET);
     }
 
     /// Runs the requester here and now, unless another CPU is running it
-    /// (which then goes round again); a long run leaves the rest to the
-    /// work item.
-    fn run_requester(self: &Arc<Self>) {
+    /// (which then goes round again); a run longer than `budget` passes
+    /// leaves the rest to process context on this CPU: from another, its
+    /// packets could overtake the ones just sent, since a veth peer takes
+    /// each CPU's packets on that CPU.
+    fn run_requester(self: &Arc<Self>, budget: u32) {
         if !self.runner.try_start() {
             return;
         }
@@ -160,22 +164,17 @@ impl QpInner {
             let more = self.pass();
             if more {
                 passes += 1;
-                if passes >= RUN_BUDGET {
+                if passes >= budget {
                     self.runner.stop();
-                    if self.bh_rounds.fetch_add(1, Ordering::Relaxed) < BH_ROUNDS {
-                        self.defer(Deferred::RunMore);
-                        return;
-                    }
-                    // Then not back to softirq: a QP that keeps it busy
-                    // would starve the CPU's tasks and RCU (the kill storm
-                    // ran a debug guest out of memory so).
+                    // Not back to softirq: a QP that keeps it busy would
+                    // starve the CPU's tasks and RCU (the kill storm ran
+                    // a debug guest out of memory so).
                     self.defer(Deferred::RunLeft);
                     return;
                 }
                 continue;
             }
             if self.runner.finish() {
-                self.bh_rounds.store(0, Ordering::Relaxed);
                 return;
             }
         }

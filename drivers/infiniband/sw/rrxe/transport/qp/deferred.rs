@@ -31,15 +31,11 @@ use kernel::{
 pub(in crate::transport) enum Deferred {
     /// The requester's run, on the home CPU, in softirq.
     Run,
-    /// The next round of a requester's run that used its budget, in
-    /// softirq, on the CPU the run was on: the rest of its packets leave
-    /// after the first ones, through the same CPU's backlog (a veth peer
-    /// takes each CPU's on that CPU: from two CPUs they would arrive out
-    /// of order).
-    RunMore,
-    /// What a run of the requester left when it used its budget in
-    /// softirq: the same, in process context (see [`rt::enqueue_task_on`]),
-    /// on the CPU the run was on, likewise.
+    /// What a run of the requester left when it used its budget: the same,
+    /// in process context (see [`rt::enqueue_task_on`]), on the CPU the
+    /// run was on: the rest of its packets leave after the first ones,
+    /// through the same CPU's backlog (a veth peer takes each CPU's
+    /// packets on that CPU: from two CPUs they could arrive out of order).
     RunLeft,
     /// The run of the received datagrams' queue, on the home CPU or, if
     /// the caller is there, the next one (see [`QpInner::rx_cpu`]), in
@@ -122,9 +118,6 @@ impl QpInner {
         match what {
             Deferred::Run => {
                 rt::enqueue_bh_on::<_, 0>(self.home_cpu(), self.clone());
-            }
-            Deferred::RunMore => {
-                rt::enqueue_bh_on::<_, 0>(rt::this_cpu(), self.clone());
             }
             Deferred::RunLeft => {
                 rt::enqueue_task_on::<_, 4>(rt::this_cpu(), self.clone());

@@ -117,7 +117,7 @@ pub(crate) struct QpInner {
     #[pin]
     pub(in crate::transport) task: Work<QpInner, 0>,
     /// The same run after one used its budget: process-context work on the
-    /// home CPU.
+    /// CPU that run was on.
     #[pin]
     pub(in crate::transport) task_left: Work<QpInner, 4>,
     /// The retransmit timer (softirq, nanoseconds).
@@ -156,10 +156,6 @@ pub(crate) struct QpInner {
     /// A request (not a response) arrived since the last post of a process
     /// (`QpInner::post_starts_stream`).
     pub(in crate::transport) request_since_post: AtomicBool,
-    /// Rounds in a row that the requester's run went on in softirq after
-    /// using its budget (`BH_ROUNDS` in the engine); none once a run
-    /// finds nothing left to send.
-    pub(in crate::transport) bh_rounds: AtomicU32,
 }
 
 /// The driver data of a QP.
