@@ -16,6 +16,11 @@
 # BENCH_PERF=1 then profiles each row once more on each driver with perf
 # in the guest (scripts/get-perf.sh fetches it): the flat profiles are
 # printed, recordings and reports left in $RRXE_CACHE/bench-perf.
+# BENCH_TRACE=1 then runs each row once more on each driver with the
+# kernel's tracer on for 50 ms mid-run (rrxe's packet events, scheduler
+# switches, softirqs, work items): the traces are left in
+# $RRXE_CACHE/bench-trace, and tools/testing/trace_timeline.py FILE
+# condenses one into a timeline.
 # Environment: RRXE_FLAVOUR (bench; `test` runs on the debug kernel, for
 # trying this script out), RRXE_KVM=1, RRXE_VM_TIMEOUT (default 3600),
 # BENCH_TIMEOUT (seconds per perftest run, default 300).
@@ -60,6 +65,12 @@ if [ -n "${BENCH_PERF:-}" ]; then
 	export RRXE_BENCH_PERF=$RRXE_CACHE/bench-perf RRXE_VM_OUT=$RRXE_CACHE/bench-perf
 	rm -rf "$RRXE_BENCH_PERF"
 	mkdir -p "$RRXE_BENCH_PERF"
+fi
+if [ -n "${BENCH_TRACE:-}" ]; then
+	[ -n "${BENCH_PERF:-}" ] && die "BENCH_PERF and BENCH_TRACE: one at a time"
+	export RRXE_BENCH_TRACE=$RRXE_CACHE/bench-trace RRXE_VM_OUT=$RRXE_CACHE/bench-trace
+	rm -rf "$RRXE_BENCH_TRACE"
+	mkdir -p "$RRXE_BENCH_TRACE"
 fi
 # The guest sees only RRXE_* variables.
 export RRXE_BENCH_ROWS=${BENCH_ROWS:-}

@@ -311,6 +311,9 @@ bool rrxe_queue_work_task_on(unsigned int cpu, struct work_struct *work);
  * a softirq run sees (no preemption, no softirq on this CPU meanwhile). */
 void rrxe_local_bh_disable(void);
 void rrxe_local_bh_enable(void);
+/* Whether local_bh_disable()/local_bh_enable() may be called here: not in a
+ * hard interrupt or NMI, interrupts on (local_bh_enable() warns otherwise). */
+bool rrxe_bh_may_disable(void);
 
 /* ---- Net: a bounded queue of received buffers ---- */
 struct sk_buff_head;

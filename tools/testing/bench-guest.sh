@@ -198,6 +198,41 @@ if [ -n "${RRXE_BENCH_PERF:-}" ]; then
 	done
 fi
 
+# RRXE_BENCH_TRACE=DIR (writable: RRXE_VM_OUT): then each row once more on
+# each driver, with the kernel's tracer recording 50 ms from the middle of
+# the run: rrxe's packet events (rrxe_tx, rrxe_rx; rdma_rxe has none), the
+# scheduler's switches, softirq entries and work items run. The raw traces
+# go to DIR; tools/testing/trace_timeline.py condenses them on the host.
+if [ -n "${RRXE_BENCH_TRACE:-}" ]; then
+	T=/sys/kernel/tracing
+	mkdir -p "$RRXE_BENCH_TRACE"
+	echo 8192 >$T/buffer_size_kb
+	for e in rrxe/rrxe_tx rrxe/rrxe_rx rrxe/rrxe_drop rrxe/rrxe_nak sched/sched_switch \
+		workqueue/workqueue_execute_start irq/softirq_entry; do
+		[ -e $T/events/$e/enable ] && echo 1 >$T/events/$e/enable
+	done
+	for r in "${rows[@]}"; do
+		parse_row "$r"
+		for d in rxe rrxe; do
+			f=$RRXE_BENCH_TRACE/$(echo "$d-$name" | tr ' ' _).txt
+			echo 0 >$T/tracing_on
+			echo >$T/trace
+			# The middle of a bandwidth run; a latency run is short:
+			# soon after its connection is up (it may be over).
+			mid=$((secs / 2 + 1))
+			[ "$unit" = usec ] && mid=0.8
+			(sleep "$mid"; echo 1 >$T/tracing_on; sleep 0.05; echo 0 >$T/tracing_on) &
+			tp=$!
+			run_row "$name" "$unit" "$d" "${cmd[@]}" | sed 's/^BENCH|/BENCH-TRACE-RUN|/'
+			wait $tp
+			echo 0 >$T/tracing_on
+			cp $T/trace "$f"
+			echo "# trace $d $name: $(grep -vc '^#' "$f") events in $f"
+		done
+	done
+	echo 0 >$T/events/enable
+fi
+
 for d in rxe rrxe; do
 	[ -n "${pair_state[$d]:-}" ] || continue
 	use_pair $d

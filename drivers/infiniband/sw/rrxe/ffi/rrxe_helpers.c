@@ -856,6 +856,11 @@ void rrxe_local_bh_enable(void)
 	local_bh_enable();
 }
 
+bool rrxe_bh_may_disable(void)
+{
+	return !in_hardirq() && !in_nmi() && !irqs_disabled();
+}
+
 void rrxe_rxq_init(struct sk_buff_head *q)
 {
 	skb_queue_head_init(q);

@@ -96,9 +96,10 @@ pub(crate) use raw::{
     rrxe_hrtimer_setup_soft, rrxe_hrtimer_start_soft, rrxe_ktime_get_ns, HRTIMER_NORESTART,
 };
 pub(crate) use raw::{
-    rrxe_cpu_online, rrxe_local_bh_disable, rrxe_local_bh_enable, rrxe_next_online_cpu,
-    rrxe_queue_work_bh_on, rrxe_queue_work_task_on, rrxe_rxq_empty, rrxe_rxq_init, rrxe_rxq_pop,
-    rrxe_rxq_push, rrxe_rxq_push_head, rrxe_skb_cb, rrxe_this_cpu, sk_buff_head,
+    rrxe_bh_may_disable, rrxe_cpu_online, rrxe_local_bh_disable, rrxe_local_bh_enable,
+    rrxe_next_online_cpu, rrxe_queue_work_bh_on, rrxe_queue_work_task_on, rrxe_rxq_empty,
+    rrxe_rxq_init, rrxe_rxq_pop, rrxe_rxq_push, rrxe_rxq_push_head, rrxe_skb_cb, rrxe_this_cpu,
+    sk_buff_head,
 };
 pub(crate) use raw::{
     rrxe_dst_release, rrxe_init_net, rrxe_ip_local_out, rrxe_ip_select_ident,

@@ -8,7 +8,8 @@
 //! CPUs. A datagram received on the home CPU, with none waiting before it,
 //! is taken at once; one received elsewhere (a veth peer delivers on the
 //! sending CPU) waits in the QP's bounded queue, and the QP's bottom-half
-//! work runs the queue on the home CPU. The checks that read the whole
+//! work runs the queue on the home CPU (bulk that arrived on the home CPU:
+//! on another, `rx_cpu`). The checks that read the whole
 //! packet (the ICRC) run there too, so that each side's per-byte work
 //! stays on its side's CPU.
 
@@ -184,7 +185,7 @@ impl QpInner {
         }
     }
 
-    /// The home CPU's run of the queue (bottom-half work, or process
+    /// The run of the queue, on the CPU `rx_cpu` chose (bottom-half work, or process
     /// context with bottom halves off), on one CPU at a time: a run that
     /// finds another going asks it to look again. What a run leaves after
     /// its budget goes on in process context ([`Deferred::RxLeft`]).

@@ -120,6 +120,16 @@ impl BhOff {
         unsafe { sys::rrxe_local_bh_disable() };
         Self(core::marker::PhantomData)
     }
+
+    /// Turns bottom halves off as [`BhOff::new`] does where that may be
+    /// done (not in a hard interrupt, interrupts on); `None` elsewhere.
+    /// Softirqs raised meanwhile on this CPU run when the guard is dropped
+    /// (unless in softirq already), not later in ksoftirqd.
+    pub(crate) fn where_allowed() -> Option<Self> {
+        // SAFETY: no precondition.
+        let ok = unsafe { sys::rrxe_bh_may_disable() };
+        ok.then(Self::new)
+    }
 }
 
 impl Drop for BhOff {

@@ -32,10 +32,12 @@ pub(in crate::transport) enum Deferred {
     /// The requester's run, on the home CPU, in softirq.
     Run,
     /// What a run of the requester left when it used its budget: the same,
-    /// in process context (see [`rt::enqueue_task_on`]), on the CPU the
-    /// run was on: the rest of its packets leave after the first ones,
-    /// through the same CPU's backlog (a veth peer takes each CPU's
+    /// in process context (see [`rt::enqueue_task_on`]), normally on the
+    /// CPU the run was on: the rest of its packets leave after the first
+    /// ones, through the same CPU's backlog (a veth peer takes each CPU's
     /// packets on that CPU: from two CPUs they could arrive out of order).
+    /// See `QpInner::left_cpu`; an item queued or running elsewhere
+    /// already stays there.
     RunLeft,
     /// The run of the received datagrams' queue, on the home CPU or, if
     /// the caller is there, the next one (see [`QpInner::rx_cpu`]), in
@@ -109,6 +111,14 @@ impl QpInner {
     /// Queues deferred work or arms a timer, unless the QP is being
     /// destroyed.
     pub(in crate::transport) fn defer(self: &Arc<Self>, what: Deferred) {
+        // The gate's lock keeps interrupts off, under which bottom-half
+        // work queued on this CPU only raises its softirq, which process
+        // context would leave to the next interrupt or ksoftirqd (a kernel
+        // consumer's post on the home CPU waited so). With bottom halves
+        // off around the lock, the work runs when this guard, dropped
+        // last, turns them on again.
+        let _bh = rt::BhOff::where_allowed();
+        let left_cpu = matches!(what, Deferred::RunLeft).then(|| self.left_cpu());
         let open = self.deferrals.lock();
         if !*open {
             return;
@@ -120,7 +130,8 @@ impl QpInner {
                 rt::enqueue_bh_on::<_, 0>(self.home_cpu(), self.clone());
             }
             Deferred::RunLeft => {
-                rt::enqueue_task_on::<_, 4>(rt::this_cpu(), self.clone());
+                let cpu = left_cpu.unwrap_or_else(rt::this_cpu);
+                rt::enqueue_task_on::<_, 4>(cpu, self.clone());
             }
             Deferred::RxLeft => {
                 // Where the run was (`rx_cpu` chose it): asked again,
@@ -150,6 +161,19 @@ impl QpInner {
         let home = self.home.load(Ordering::Relaxed);
         if rt::cpu_online(home) {
             home
+        } else {
+            rt::this_cpu()
+        }
+    }
+
+    /// Where the requester's run goes on after its budget: where it ran,
+    /// so that the rest of its packets follow the first ones through the
+    /// same CPU's backlog, unless the QP streams and it ran elsewhere
+    /// than home: its kicks go home (`QpInner::kick`), whose runs would
+    /// take turns with the continuation, from two CPUs.
+    fn left_cpu(&self) -> u32 {
+        if self.streaming() && !self.runs_here() {
+            self.home_cpu()
         } else {
             rt::this_cpu()
         }

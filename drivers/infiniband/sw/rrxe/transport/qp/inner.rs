@@ -95,11 +95,13 @@ pub(crate) struct QpInner {
     /// a datagram arriving is queued behind them, never taken at once, so
     /// that the QP takes its datagrams in order.
     pub(in crate::transport) rx_backlog: AtomicU32,
-    /// The run of `rxq`, bottom-half work on the home CPU.
+    /// The run of `rxq`, bottom-half work on the home CPU (or the next
+    /// one, when the datagram arrived on the home CPU: `rx_cpu`).
     #[pin]
     pub(in crate::transport) rx_task: Work<QpInner, 3>,
     /// The run of `rxq` after one used its budget: process-context work on
-    /// the same CPU (an item of its own: a work item belongs to one queue).
+    /// the CPU that run was on (an item of its own: a work item belongs to
+    /// one queue).
     #[pin]
     pub(in crate::transport) rx_left: Work<QpInner, 5>,
     /// The datagram at the head of `rxq` waits for a page fault (a region
