@@ -356,9 +356,10 @@ impl QpInner {
             }
             let mut sq = self.sq.lock();
             let sq = (*sq).as_mut()?;
+            let before = comp::Before::of(&st);
             comp::on_response(&ctx, &mut st, &mut fx, sq, pkt);
             comp::complete_done(&ctx, &mut st, &mut fx, sq);
-            kick = true;
+            kick = !comp::requester_stays(&st, pkt, &before) || st.resp.reads_pending();
         } else {
             if !st.can_receive() {
                 dropped(pkt, DropReason::QpState);

@@ -34,6 +34,49 @@ use crate::{
     transport::qp::{Effects, ErrCause, Missing, QpCtx, QpState_, Side},
 };
 
+/// What [`requester_stays`] compares a response's effect against: the
+/// send side as it was before the response.
+pub(crate) struct Before {
+    flights: usize,
+    oldest: Psn,
+}
+
+impl Before {
+    /// The send side of `st` now.
+    pub(crate) fn of(st: &QpState_) -> Self {
+        Self {
+            flights: st.send.flights().len(),
+            oldest: st.send.oldest_unacked(),
+        }
+    }
+}
+
+/// Whether the requester can do nothing new after `pkt`, taken since
+/// `before`: a READ response other than its READ's last, placed in order
+/// (the oldest unacknowledged PSN moved by one), no flight retired, no
+/// retry under way, and the window still shut to one more PSN. Running
+/// the requester for each such response (as for every response before)
+/// was a whole pass per packet of a READ stream's receive. Whatever it
+/// waits for comes with another response (the one that opens the window
+/// or ends a READ), a post, or a timer, each of which runs it.
+///
+/// With the window shut to one PSN, no flight can send, and no WQE can
+/// start but one with no PSNs (a local operation), which a retired flight
+/// (a free slot) or a READ ended (the depth a fence waits for) could let
+/// go: neither happened.
+pub(crate) fn requester_stays(st: &QpState_, pkt: &Packet<'_>, before: &Before) -> bool {
+    let info = pkt.info();
+    info.class() == OpClass::ReadResponse
+        && !info.is_last()
+        && st.send.flights().len() == before.flights
+        && st.send.oldest_unacked() == before.oldest.add(1)
+        && !st.send.retry_started()
+        && !st
+            .send
+            .window()
+            .open(st.send.oldest_unacked(), st.send.psn(), 1)
+}
+
 /// Handles a response packet for this RC QP (the caller checked the QP
 /// type, the state and the peer). An RNR NAK leaves its wait in `fx`.
 pub(crate) fn on_response(
