@@ -345,6 +345,7 @@ impl QpInner {
         let ctx = self.ctx(bound.as_deref());
         let info = pkt.info();
         let mut kick = false;
+        let mut long_read = false;
         if info.is_response() {
             if self.ty != QpType::Rc || !st.can_send() {
                 dropped(pkt, DropReason::QpState);
@@ -378,7 +379,11 @@ impl QpInner {
             if st.resp.reads_pending() {
                 drop(rq);
                 resp::send_read_responses(&ctx, &mut st, &mut fx, ndev);
-                kick = st.resp.reads_pending();
+                // The rest of a long READ goes on in process context, in
+                // rounds with bottom halves on in between, so that a veth
+                // peer on this CPU takes the responses as they go (its
+                // NET_RX cannot run while softirq work sends).
+                long_read = st.resp.reads_pending();
             }
         }
         // A held packet comes back: it is counted when it is taken.
@@ -388,7 +393,9 @@ impl QpInner {
         }
         let rnr_pending = fx.rnr_waits();
         self.after(st, &mut fx, ndev, ctx.counters);
-        if kick && !rnr_pending {
+        if long_read {
+            self.defer(Deferred::RunLeft);
+        } else if kick && !rnr_pending {
             self.kick();
         }
         held
