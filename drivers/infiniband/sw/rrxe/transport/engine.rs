@@ -152,9 +152,10 @@ impl QpInner {
 
     /// Runs the requester here and now, unless another CPU is running it
     /// (which then goes round again); a run longer than `budget` passes
-    /// leaves the rest to process context on this CPU: from another, its
-    /// packets could overtake the ones just sent, since a veth peer takes
-    /// each CPU's packets on that CPU.
+    /// leaves the rest to process context, normally on this CPU
+    /// (`QpInner::left_cpu`): from another, its packets could overtake the
+    /// ones just sent, since a veth peer takes each CPU's packets on that
+    /// CPU.
     fn run_requester(self: &Arc<Self>, budget: u32) {
         if !self.runner.try_start() {
             return;

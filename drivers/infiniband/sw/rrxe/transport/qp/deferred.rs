@@ -31,8 +31,9 @@ use kernel::{
 pub(in crate::transport) enum Deferred {
     /// The requester's run, on the home CPU, in softirq.
     Run,
-    /// What a run of the requester left when it used its budget: the same,
-    /// in process context (see [`rt::enqueue_task_on`]), normally on the
+    /// What a run of the requester left when it used its budget (or the
+    /// rest of a long READ's responses, from `deliver`): the same, in
+    /// process context (see [`rt::enqueue_task_on`]), normally on the
     /// CPU the run was on: the rest of its packets leave after the first
     /// ones, through the same CPU's backlog (a veth peer takes each CPU's
     /// packets on that CPU: from two CPUs they could arrive out of order).

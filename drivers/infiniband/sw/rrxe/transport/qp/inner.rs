@@ -118,8 +118,9 @@ pub(crate) struct QpInner {
     /// bottom-half work on the home CPU.
     #[pin]
     pub(in crate::transport) task: Work<QpInner, 0>,
-    /// The same run after one used its budget: process-context work on the
-    /// CPU that run was on.
+    /// The same run after one used its budget, and the rest of a long
+    /// READ's responses: process-context work, normally on the CPU that
+    /// run was on (`QpInner::left_cpu`).
     #[pin]
     pub(in crate::transport) task_left: Work<QpInner, 4>,
     /// The retransmit timer (softirq, nanoseconds).

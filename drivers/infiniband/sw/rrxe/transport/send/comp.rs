@@ -53,14 +53,16 @@ impl Before {
 
 /// Whether the requester can do nothing new after `pkt`, taken since
 /// `before`: a READ response other than its READ's last, placed in order
-/// (the oldest unacknowledged PSN moved by one), no flight retired, no
-/// retry under way, and the window still shut to one more PSN. Running
+/// (the oldest unacknowledged PSN moved by one), no flight retired, every
+/// flight started sent (the cursor is at the next new PSN: a flight being
+/// sent, or resent after a retry, goes on as the window slides), and the
+/// window still shut to one more new PSN. Running
 /// the requester for each such response (as for every response before)
 /// was a whole pass per packet of a READ stream's receive. Whatever it
 /// waits for comes with another response (the one that opens the window
 /// or ends a READ), a post, or a timer, each of which runs it.
 ///
-/// With the window shut to one PSN, no flight can send, and no WQE can
+/// With every flight sent and the window shut to one new PSN, no WQE can
 /// start but one with no PSNs (a local operation), which a retired flight
 /// (a free slot) or a READ ended (the depth a fence waits for) could let
 /// go: neither happened.
@@ -70,6 +72,7 @@ pub(crate) fn requester_stays(st: &QpState_, pkt: &Packet<'_>, before: &Before) 
         && !info.is_last()
         && st.send.flights().len() == before.flights
         && st.send.oldest_unacked() == before.oldest.add(1)
+        && st.send.caught_up()
         && !st.send.retry_started()
         && !st
             .send
