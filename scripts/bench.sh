@@ -17,7 +17,7 @@
 # in the guest (scripts/get-perf.sh fetches it): the flat profiles are
 # printed, recordings and reports left in $RRXE_CACHE/bench-perf.
 # BENCH_TRACE=1 then runs each row once more on each driver with the
-# kernel's tracer on for 50 ms mid-run (rrxe's packet events, scheduler
+# kernel's tracer on for 50 ms mid-run (a latency run: all of it; rrxe's packet events, scheduler
 # switches, softirqs, work items): the traces are left in
 # $RRXE_CACHE/bench-trace, and tools/testing/trace_timeline.py FILE
 # condenses one into a timeline.

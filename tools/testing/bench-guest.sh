@@ -217,14 +217,18 @@ if [ -n "${RRXE_BENCH_TRACE:-}" ]; then
 			f=$RRXE_BENCH_TRACE/$(echo "$d-$name" | tr ' ' _).txt
 			echo 0 >$T/tracing_on
 			echo >$T/trace
-			# The middle of a bandwidth run; a latency run is short:
-			# soon after its connection is up (it may be over).
-			mid=$((secs / 2 + 1))
-			[ "$unit" = usec ] && mid=0.8
-			(sleep "$mid"; echo 1 >$T/tracing_on; sleep 0.05; echo 0 >$T/tracing_on) &
-			tp=$!
+			# 50 ms from the middle of a bandwidth run; a latency
+			# run (a few thousand round trips, well under a second)
+			# whole, set-up included.
+			if [ "$unit" = usec ]; then
+				echo 1 >$T/tracing_on
+				tp=
+			else
+				(sleep $((secs / 2 + 1)); echo 1 >$T/tracing_on; sleep 0.05; echo 0 >$T/tracing_on) &
+				tp=$!
+			fi
 			run_row "$name" "$unit" "$d" "${cmd[@]}" | sed 's/^BENCH|/BENCH-TRACE-RUN|/'
-			wait $tp
+			[ -n "$tp" ] && wait "$tp"
 			echo 0 >$T/tracing_on
 			cp $T/trace "$f"
 			echo "# trace $d $name: $(grep -vc '^#' "$f") events in $f"
