@@ -302,8 +302,10 @@ bool rrxe_cpu_online(unsigned int cpu);
 /* The next online CPU after @cpu, wrapping around. */
 unsigned int rrxe_next_online_cpu(unsigned int cpu);
 struct work_struct;
-/* queue_work_on(@cpu, system_bh_wq, @work): runs in softirq on @cpu; from
- * process context on this CPU, before this returns (not in ksoftirqd). */
+/* queue_work_on(@cpu, system_bh_wq, @work): runs in softirq on @cpu. On this
+ * CPU it only raises the softirq: from process context it runs when bottom
+ * halves come back on, if the caller turned them off around this call
+ * (QpInner::defer does), else at the next interrupt or in ksoftirqd. */
 bool rrxe_queue_work_bh_on(unsigned int cpu, struct work_struct *work);
 /* queue_work_on(@cpu, system_percpu_wq, @work): process context on @cpu. */
 bool rrxe_queue_work_task_on(unsigned int cpu, struct work_struct *work);

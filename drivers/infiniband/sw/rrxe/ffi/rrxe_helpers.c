@@ -820,19 +820,7 @@ unsigned int rrxe_next_online_cpu(unsigned int cpu)
 
 bool rrxe_queue_work_bh_on(unsigned int cpu, struct work_struct *work)
 {
-	bool queued;
-
-	if (irqs_disabled() || in_interrupt())
-		return queue_work_on(cpu, system_bh_wq, work);
-	/*
-	 * From process context a softirq raised here would be left to
-	 * ksoftirqd, a normal-priority thread that a spinning process can
-	 * hold off until the next tick: run it when BHs are enabled again.
-	 */
-	local_bh_disable();
-	queued = queue_work_on(cpu, system_bh_wq, work);
-	local_bh_enable();
-	return queued;
+	return queue_work_on(cpu, system_bh_wq, work);
 }
 
 /*

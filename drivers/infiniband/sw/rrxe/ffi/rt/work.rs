@@ -57,7 +57,10 @@ where
 /// Queues the work item `ID` of `this` on CPU `cpu`'s bottom-half queue
 /// (`system_bh_wq`; an IPI when `cpu` is another): it runs there in
 /// softirq context. Returns `false` if it was queued already (the clone
-/// given is then dropped). Any context; `cpu` must be online.
+/// given is then dropped). Any context; `cpu` must be online. Queued on
+/// this CPU from process context, it runs when bottom halves come back on
+/// if the caller holds a [`BhOff`] around the call (else at the next
+/// interrupt, or in ksoftirqd).
 pub(crate) fn enqueue_bh_on<T, const ID: u64>(cpu: u32, this: Arc<T>) -> bool
 where
     T: HasWork<T, ID> + WorkItem<ID, Pointer = Arc<T>> + Send + Sync + 'static,
