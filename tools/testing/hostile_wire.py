@@ -313,29 +313,35 @@ class Attacker:
                 print(f'#   {detail}')
         sys.stdout.flush()
 
-    def answers(self, wait, want=0):
+    def answers(self, wait, want=0, until=None):
         """The DUT's packets after up to WAIT seconds (sooner once WANT
-        packets have arrived), parsed; then forgets them."""
+        packets have arrived, or one that UNTIL accepts), parsed; then
+        forgets them."""
         deadline = time.time() + wait
-        while time.time() < deadline and (not want or len(self.got) < want):
+        while time.time() < deadline:
+            if until is not None:
+                if any(until(self.parse(p)) for p in list(self.got)):
+                    break
+            elif want and len(self.got) >= want:
+                break
             time.sleep(0.1)
-        if want:
+        if want or until is not None:
             time.sleep(0.3)        # anything extra
-        got = []
-        for p in list(self.got):
-            ip = bytes(p[self.IP])
-            ihl = (ip[0] & 0x0f) * 4
-            udp_len = struct.unpack('>H', ip[ihl + 4:ihl + 6])[0]
-            body = ip[ihl + 8:ihl + udp_len]
-            if len(body) < 16:
-                got.append({'opcode': None, 'raw': body})
-                continue
-            op, _, _, qpn, psn = struct.unpack('>BBHII', body[:12])
-            got.append({'opcode': op, 'qpn': qpn & 0xffffff, 'psn': psn & 0xffffff,
-                        'rest': body[12:-4], 'icrc_ok': body[-4:] == icrc(ip),
-                        'raw': body})
+        got = [self.parse(p) for p in list(self.got)]
         del self.got[:len(got)]
         return got
+
+    def parse(self, p):
+        """One captured packet of the DUT's: its BTH fields and the rest."""
+        ip = bytes(p[self.IP])
+        ihl = (ip[0] & 0x0f) * 4
+        udp_len = struct.unpack('>H', ip[ihl + 4:ihl + 6])[0]
+        body = ip[ihl + 8:ihl + udp_len]
+        if len(body) < 16:
+            return {'opcode': None, 'raw': body}
+        op, _, _, qpn, psn = struct.unpack('>BBHII', body[:12])
+        return {'opcode': op, 'qpn': qpn & 0xffffff, 'psn': psn & 0xffffff,
+                'rest': body[12:-4], 'icrc_ok': body[-4:] == icrc(ip), 'raw': body}
 
 
 def describe(pkts):
@@ -658,6 +664,19 @@ def sec_attack(args):
             got[0]['qpn'] == peers[name] and got[0]['psn'] == p and \
             got[0]['rest'][0] >> 5 == 0 and got[0]['rest'][4:] == data and got[0]['icrc_ok']
 
+    def fenced(neg, fence, fence_ok):
+        """NEG, then FENCE to the same QP, which must be answered: the DUT
+        takes a QP's packets in the order they come, so an answer to NEG
+        comes before the fence's, and the fence's ends the wait (instead
+        of seconds of silence). Returns (every other answer, the fence's)."""
+        a.send(neg)
+        a.send([fence])
+        got = a.answers(10, until=lambda p: fence_ok([p]))
+        for k in range(len(got) - 1, -1, -1):
+            if fence_ok([got[k]]):
+                return got[:k] + got[k + 1:], [got[k]]
+        return got, []
+
     def what(got):
         out = []
         for p in got:
@@ -726,17 +745,22 @@ def sec_attack(args):
     got = a.answers(10, want=1)
     check(read_only(got, 'dup', mr[128:192]), 'dup_read', 'a READ of 64 bytes is answered',
           what(got))
-    a.send([read('dup', info['va2'], info['rkey2'], 64)])
-    got = a.answers(3)
+    # Each duplicate that must be dropped is followed by the one that
+    # must be replayed, whose answer ends the wait (fenced).
+    same = read('dup', va + 128, rkey, 64)
+
+    def replayed(got):
+        return read_only(got, 'dup', mr[128:192])
+
+    got, fence = fenced([read('dup', info['va2'], info['rkey2'], 64)], same, replayed)
     outcome('dup_read_other_mr', what(got))
-    check(not got, 'dup_read_other_mr',
-          'its duplicate naming another MR (same PSN) is dropped', what(got))
-    a.send([read('dup', va + 128, rkey, 128)])
-    got = a.answers(3)
+    check(not got and fence, 'dup_read_other_mr',
+          'its duplicate naming another MR (same PSN) is dropped', what(got + fence))
+    got, fence = fenced([read('dup', va + 128, rkey, 128)], same, replayed)
     outcome('dup_read_longer', what(got))
-    check(not got, 'dup_read_longer',
-          'its duplicate naming more bytes than the READ is dropped', what(got))
-    a.send([read('dup', va + 128, rkey, 64)])
+    check(not got and fence, 'dup_read_longer',
+          'its duplicate naming more bytes than the READ is dropped', what(got + fence))
+    a.send([same])
     got = a.answers(10, want=1)
     outcome('dup_read_same', what(got))
     check(read_only(got, 'dup', mr[128:192]), 'dup_read_same',
@@ -744,22 +768,19 @@ def sec_attack(args):
 
     # Item 7: an RC request to another address of the DUT's host than the
     # one the QP's path names: dropped; to the right one: answered.
-    a.send([read('addr', va, rkey, 64, dst_ip=args.other_ip)])
-    got = a.answers(3)
+    got, fence = fenced([read('addr', va, rkey, 64, dst_ip=args.other_ip)],
+                        read('addr', va, rkey, 64), lambda g: read_only(g, 'addr', mr[:64]))
     outcome('dst_addr', what(got))
     check(not got, 'dst_addr',
           f'a READ to {args.other_ip} for a QP whose path is {args.dst_ip}: dropped', what(got))
-    a.send([read('addr', va, rkey, 64)])
-    got = a.answers(10, want=1)
-    check(read_only(got, 'addr', mr[:64]), 'dst_addr',
-          f'the same READ to {args.dst_ip}: answered', what(got))
+    check(bool(fence), 'dst_addr', f'the same READ to {args.dst_ip}: answered', what(got))
 
     # Item 5: SEND_WITH_INVALIDATE of a type 2B window bound through
     # another QP: the window stays valid (it must be bound to the QP that
     # receives the invalidation). The receive fails (checked at the end).
     a.send([a.frame(bth(OP_SEND_ONLY_INV, qpns['inv'], psn) +
                     struct.pack('>I', info['mw_rkey']) + pattern(16, 5))])
-    got = a.answers(3)
+    got = a.answers(10, want=1)
     outcome('inv_mw_other_qp', f'answer: {what(got)}')
     a.send([read('bnd', va + 256, info['mw_rkey'], 64)])
     got = a.answers(10, want=1)

@@ -131,14 +131,27 @@ not() { ! "$@"; }
 # POLL_SLACK.
 gone() { poll $((${2:-50} * POLL_SLACK)) 0.1 absent "/sys/class/infiniband/$1"; }
 
+# ns_add NS: a network namespace NS whose exit does not wait for the TCP
+# connections the tools leave behind. A connection whose peer vanished
+# (the link deleted, the peer killed) goes on as an orphan after its
+# process closed it: FIN sent again tcp_orphan_retries times (0: eight,
+# with backoff, about 100 s) or FIN_WAIT2 for tcp_fin_timeout (60 s). Its
+# socket holds the namespace, so `ip netns del` left the exit (and
+# netns_del_wait) waiting that long: 70-100 s for each pairing's "gone"
+# case of 15-netdev-events. Both per namespace; nothing else changes.
+ns_add() {
+	ip netns add "$1" &&
+		ip netns exec "$1" sysctl -q -w net.ipv4.tcp_orphan_retries=1 net.ipv4.tcp_fin_timeout=1
+}
+
 # two_hosts [NS1 NS2 NET]: two hosts, network namespaces NS1 and NS2
 # (default h1 and h2) joined by a veth pair: veth1 in NS1 at 198.18.NET.1,
 # veth2 in NS2 at 198.18.NET.2 (NET default 1), both up, and lo up in both
 # (see ns_veth_pair: a device's packets to itself arrive on lo).
 two_hosts() {
 	local n1=${1:-h1} n2=${2:-h2} net=${3:-1}
-	ip netns add "$n1"
-	ip netns add "$n2"
+	ns_add "$n1"
+	ns_add "$n2"
 	ip link add veth1 netns "$n1" type veth peer name veth2 netns "$n2"
 	ip -n "$n1" addr add "198.18.$net.1/24" dev veth1
 	ip -n "$n2" addr add "198.18.$net.2/24" dev veth2
@@ -186,8 +199,8 @@ rxe_and_rrxe() {
 # ns_veth_pair: namespaces ref and dut joined by a veth pair, a0 in ref at
 # 198.18.0.1, b0 in dut at 198.18.0.2, both up, and lo up in both.
 ns_veth_pair() {
-	ip netns add $REF_NS
-	ip netns add $DUT_NS
+	ns_add $REF_NS
+	ns_add $DUT_NS
 	ip link add a0 netns $REF_NS type veth peer name b0 netns $DUT_NS
 	ip -n $REF_NS addr add 198.18.0.1/24 dev a0
 	ip -n $DUT_NS addr add 198.18.0.2/24 dev b0
@@ -332,10 +345,10 @@ pair_down() {
 	DEV1= DEV2=
 }
 
-# netns_del_wait NS...: deletes the namespaces and waits (90 s of wall
-# time at most: an exit that runs takes seconds, and rdma_rxe's knfsd
-# namespace in 21-nfs-rdma never exits, so each second more is lost) until
-# the kernel has run their exit. `ip netns del`
+# netns_del_wait NS...: deletes the namespaces and waits (NETNS_WAIT_S
+# seconds of wall time at most, default 90: an exit that runs takes
+# seconds; 21-nfs-rdma waits less where rdma_rxe's knfsd namespace, which
+# never exits, is deleted) until the kernel has run their exit. `ip netns del`
 # only drops a reference: the exit runs later, from a kworker, which is
 # where ib_core removes the namespace's compat devices (topology_lock). A
 # veth with one end in the initial namespace and the other in NS tells
@@ -356,9 +369,10 @@ netns_del_wait() {
 		fi
 		ip netns del "$ns"
 	done
+	local bound=${NETNS_WAIT_S:-90}
 	for i in "${!sentinels[@]}"; do
-		poll 900 0.2 absent "/sys/class/net/${sentinels[i]}" ||
-			echo "# teardown: the exit of namespace ${names[i]} has not run after 90 s"
+		poll $((bound * 10)) 0.2 absent "/sys/class/net/${sentinels[i]}" ||
+			echo "# teardown: the exit of namespace ${names[i]} has not run after $bound s"
 	done
 }
 
