@@ -671,7 +671,10 @@ def sec_attack(args):
         of seconds of silence). Returns (every other answer, the fence's)."""
         a.send(neg)
         a.send([fence])
-        got = a.answers(10, until=lambda p: fence_ok([p]))
+        # A wrong answer to NEG may look like the fence's (a duplicate
+        # replayed, a request taken at the wrong address): what comes in
+        # the next 0.7 s counts too, and only the last match is the fence's.
+        got = a.answers(10, until=lambda p: fence_ok([p])) + a.answers(0.7)
         for k in range(len(got) - 1, -1, -1):
             if fence_ok([got[k]]):
                 return got[:k] + got[k + 1:], [got[k]]

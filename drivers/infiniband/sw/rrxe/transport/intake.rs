@@ -185,8 +185,9 @@ impl QpInner {
         }
     }
 
-    /// The run of the queue, on the CPU `rx_cpu` chose (bottom-half work, or process
-    /// context with bottom halves off), on one CPU at a time: a run that
+    /// The run of the queue: bottom-half work on the CPU `rx_cpu` chose, or
+    /// after a run's budget process context with bottom halves off on any
+    /// CPU; on one CPU at a time: a run that
     /// finds another going asks it to look again. What a run leaves after
     /// its budget goes on in process context ([`Deferred::RxLeft`]).
     pub(crate) fn take_queued(self: &Arc<Self>) {

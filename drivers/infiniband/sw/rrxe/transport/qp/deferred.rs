@@ -135,12 +135,14 @@ impl QpInner {
                 rt::enqueue_task_on::<_, 4>(cpu, self.clone());
             }
             Deferred::RxLeft => {
-                // Any CPU: taking datagrams orders nothing on the wire by
-                // where it runs (the run-once flag keeps it on one CPU at
-                // a time), and a bound item waits behind the kworker of
-                // its CPU, which under load runs other QPs' continuations
-                // (with 4 QPs, `ib_write_bw` went from 0.76 to 0.89 of
-                // rdma_rxe's, 8 QPs from 0.69 to 0.82).
+                // Any CPU: the queue and the run-once flag order what is
+                // taken, wherever it runs, and a bound item waits behind
+                // the kworker of its CPU, which under load runs other QPs'
+                // continuations (`ib_write_bw -q 8` went from 0.69 to
+                // 0.82-0.92 of rdma_rxe's; `-q 4` 0.74-0.89, noisy). The
+                // answers such a run sends (ACKs, READ responses) may leave
+                // from two CPUs in turn: design.rst, "Softirq and process
+                // context".
                 let _ = workqueue::system_unbound().enqueue::<_, 5>(self.clone());
             }
             Deferred::Rx => {

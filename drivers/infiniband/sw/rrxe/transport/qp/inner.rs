@@ -100,8 +100,8 @@ pub(crate) struct QpInner {
     #[pin]
     pub(in crate::transport) rx_task: Work<QpInner, 3>,
     /// The run of `rxq` after one used its budget: process-context work on
-    /// the CPU that run was on (an item of its own: a work item belongs to
-    /// one queue).
+    /// any CPU (`system_unbound_wq`; an item of its own: a work item
+    /// belongs to one queue).
     #[pin]
     pub(in crate::transport) rx_left: Work<QpInner, 5>,
     /// The datagram at the head of `rxq` waits for a page fault (a region
