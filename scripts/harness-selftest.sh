@@ -30,14 +30,19 @@ atomic:not ok - splat-atomic.sh: kernel log has a splat
 leak:not ok - splat-leak.sh: kmemleak found leaks
 hung:not ok - splat-hung.sh: kernel log has a splat
 kasan:not ok - splat-kasan.sh: kernel log has a splat
+kasan-known:ok - splat-kasan-known.sh: kernel log clean
 oops:not ok - splat-oops.sh: kernel log has a splat"
 scripts=()
 while IFS=: read -r kind _; do
 	s=$dir/splat-$kind.sh
 	{
-		echo "# rrxe_splat kind=$kind"
+		echo "# rrxe_splat kind=${kind%-known}"
 		[ "$kind" = hung ] && echo "echo 10 >/proc/sys/kernel/hung_task_timeout_secs"
-		echo "insmod $ko kind=$kind"
+		# A KASAN report in a function of RRXE_KNOWN_ULP_KASAN after the
+		# test library's "rrxe unloaded" mark is a known ULP bug's: a note.
+		# Without the mark (kind=kasan) it fails, as any KASAN report.
+		[ "$kind" = kasan-known ] && echo "echo 'rrxe-test: rrxe unloaded' >/dev/kmsg"
+		echo "insmod $ko kind=${kind%-known}"
 		echo "[ -d /sys/module/rrxe_splat ] && rmmod rrxe_splat"
 		[ "$kind" = hung ] && echo "echo 120 >/proc/sys/kernel/hung_task_timeout_secs"
 		echo "exit 0"
@@ -47,7 +52,8 @@ done <<<"$cases"
 
 out=$RRXE_CACHE/check-logs/harness-selftest.log
 mkdir -p "${out%/*}"
-bash scripts/vm-run.sh --group "${scripts[@]}" >"$out" 2>&1
+RRXE_KNOWN_ULP_KASAN='isert_cma_handler|splat_kasan' \
+	bash scripts/vm-run.sh --group "${scripts[@]}" >"$out" 2>&1
 text=$(tr -d '\r' <"$out")
 passed=0 failed=0
 while IFS=: read -r kind want; do

@@ -103,8 +103,10 @@ fi
 # guest-run.sh reads the whole log), but routine boot chatter does not.
 # kunit.stats_enabled=2: KUnit prints a suite's "pass:N fail:0" line even
 # for a suite of one case (by default only from two cases on), which
-# check_kunit (tools/testing/lib.sh) looks for.
-append="console=ttyS0 loglevel=4 panic=-1 kunit.stats_enabled=2 root=rrxeroot rootfstype=9p
+# check_kunit (tools/testing/lib.sh) looks for. kasan_multi_shot: every
+# KASAN report is printed, not only a boot's first (guest-run.sh lets a
+# known ULP report of a control half pass; a later one must still show).
+append="console=ttyS0 loglevel=4 panic=-1 kunit.stats_enabled=2 kasan_multi_shot root=rrxeroot rootfstype=9p
 	rootflags=trans=virtio,version=9p2000.L,msize=512000,cache=loose ro
 	init=$RRXE_TOP/scripts/guest-init.sh rrxe_cmd=$cmdfile rrxe_mods=$mods
 	hung_task_timeout_secs=120 tsc=reliable $out_arg ${RRXE_VM_APPEND:-}"

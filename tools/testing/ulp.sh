@@ -104,7 +104,7 @@ ulp_run() {
 	record $drv "device deleted" gone $DEV 100
 	case $drv in
 	rxe) record $drv "driver unloaded" rmmod rdma_rxe ;;
-	rrxe) record $drv "driver unloaded" rmmod rrxe ;;
+	rrxe) record $drv "driver unloaded" unload_rrxe ;;
 	esac
 	ip link del a0
 }
