@@ -353,8 +353,8 @@ pair_down() {
 
 # netns_del_wait NS...: deletes the namespaces and waits (NETNS_WAIT_S
 # seconds of wall time at most, default 90: an exit that runs takes
-# seconds; 21-nfs-rdma waits less where rdma_rxe's knfsd namespace, which
-# never exits, is deleted) until the kernel has run their exit. `ip netns del`
+# seconds; 21-nfs-rdma waits less for knfsd's namespace, which does not
+# exit) until the kernel has run their exit. `ip netns del`
 # only drops a reference: the exit runs later, from a kworker, which is
 # where ib_core removes the namespace's compat devices (topology_lock). A
 # veth with one end in the initial namespace and the other in NS tells
