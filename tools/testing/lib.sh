@@ -135,19 +135,22 @@ not() { ! "$@"; }
 # POLL_SLACK.
 gone() { poll $((${2:-50} * POLL_SLACK)) 0.1 absent "/sys/class/infiniband/$1"; }
 
-# ns_add NS: a network namespace NS whose exit does not wait for the TCP
-# connections the tools leave behind. A connection whose peer vanished
-# (the link deleted, the peer killed) goes on as an orphan after its
-# process closed it: FIN sent again tcp_orphan_retries times (0: eight,
-# with backoff, about 100 s) or FIN_WAIT2 for tcp_fin_timeout (60 s). Its
-# socket holds the namespace, so `ip netns del` left the exit (and
-# netns_del_wait) waiting that long: 70-105 s for each pairing's "gone"
-# case of 15-netdev-events. Both per namespace; nothing else changes. The
-# status is ip netns add's (a sysctl that fails is a comment).
-ns_add() {
-	ip netns add "$1" || return
-	ip netns exec "$1" sysctl -q -w net.ipv4.tcp_orphan_retries=1 net.ipv4.tcp_fin_timeout=1 ||
-		echo "# setup: $1: the TCP orphan settings failed"
+# orphans_go NS...: the TCP connections the tools' processes closed in NS
+# (orphans) end soon: one more try of their FIN, one second of FIN_WAIT2.
+# An orphan whose peer vanished (the link deleted) otherwise sends its FIN
+# again tcp_orphan_retries times (0: eight, with backoff, about 100 s), and
+# its socket holds the namespace: `ip netns del` left the exit (and
+# netns_del_wait) waiting 70-105 s in each pairing of 15-netdev-events.
+# Only where a namespace is about to go, or its link: with one retry
+# from the start, a tool's FIN sent during 15's second of link down was
+# lost for good and its peer never saw the end of the connection. Read by
+# the kernel at an orphan's next retransmission.
+orphans_go() {
+	local ns
+	for ns; do
+		ip netns exec "$ns" sysctl -q -w net.ipv4.tcp_orphan_retries=1 net.ipv4.tcp_fin_timeout=1 2>/dev/null ||
+			echo "# teardown: $ns: the TCP orphan settings failed"
+	done
 }
 
 # two_hosts [NS1 NS2 NET]: two hosts, network namespaces NS1 and NS2
@@ -156,8 +159,8 @@ ns_add() {
 # (see ns_veth_pair: a device's packets to itself arrive on lo).
 two_hosts() {
 	local n1=${1:-h1} n2=${2:-h2} net=${3:-1}
-	ns_add "$n1"
-	ns_add "$n2"
+	ip netns add "$n1"
+	ip netns add "$n2"
 	ip link add veth1 netns "$n1" type veth peer name veth2 netns "$n2"
 	ip -n "$n1" addr add "198.18.$net.1/24" dev veth1
 	ip -n "$n2" addr add "198.18.$net.2/24" dev veth2
@@ -205,8 +208,8 @@ rxe_and_rrxe() {
 # ns_veth_pair: namespaces ref and dut joined by a veth pair, a0 in ref at
 # 198.18.0.1, b0 in dut at 198.18.0.2, both up, and lo up in both.
 ns_veth_pair() {
-	ns_add $REF_NS
-	ns_add $DUT_NS
+	ip netns add $REF_NS
+	ip netns add $DUT_NS
 	ip link add a0 netns $REF_NS type veth peer name b0 netns $DUT_NS
 	ip -n $REF_NS addr add 198.18.0.1/24 dev a0
 	ip -n $DUT_NS addr add 198.18.0.2/24 dev b0
@@ -365,6 +368,7 @@ netns_del_wait() {
 	local ns i=0 s sentinels=() names=()
 	for ns in "$@"; do
 		ip netns list | grep -qw "$ns" || continue
+		orphans_go "$ns"
 		i=$((i + 1))
 		# Named after this (sub)shell, as pairings run in subshells of one
 		# script; IFNAMSIZ: 15 characters at most.

@@ -207,6 +207,7 @@ events_pairing() {
 	xfer_start "$t-gone" $((bytes * 4))
 	xfer_started "$t"
 	sleep 3
+	orphans_go "$PAIR_NS1" "$PAIR_NS2"
 	t0=$SECONDS
 	check "$t: delete veth2 (and its peer) mid-transfer" ip -n "$PAIR_NS2" link del veth2
 	# A device unregisters once the process using it has closed it (ib_core
