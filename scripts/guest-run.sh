@@ -239,7 +239,15 @@ run_one() {
 	local log=/run/rrxe-script.log
 	# A copy of the output, to tell a failed script that said nothing. Not
 	# a pipe: a process the script leaves behind would keep it open.
-	timeout -k 10 "$script_timeout" bash "$script" "$@" > >(tee "$log") 2>&1
+	local run=(bash "$script")
+	if [ -n "${RRXE_XTRACE:-}" ] && [ -n "${RRXE_VM_OUT:-}" ]; then
+		# Every command with the second it started at, for
+		# tools/testing/xtrace_gaps.py (testing.rst, "Where the time goes").
+		# Root's bash takes no PS4 from the environment: set inside.
+		run=(bash -c 'exec 9>"$1"; BASH_XTRACEFD=9 PS4="+[\$SECONDS] \${BASH_SOURCE##*/}:\$LINENO: "
+			s=$2; shift 2; set -x; . "$s"' _ "$RRXE_VM_OUT/${name%.sh}.trace" "$script")
+	fi
+	timeout -k 10 "$script_timeout" "${run[@]}" "$@" > >(tee "$log") 2>&1
 	rc=$?
 	last_ended=$(date +%s%N)
 	sleep 0.5
