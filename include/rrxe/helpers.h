@@ -9,6 +9,7 @@
 
 #include <linux/types.h>
 #include <linux/hrtimer_types.h>
+#include <linux/spinlock_types.h>
 
 struct net_device;
 struct ib_device;
@@ -79,10 +80,13 @@ struct dst_entry;
 /*
  * A linear skb for @len bytes of payload, with @hdr_len bytes of headroom for
  * the caller's headers plus the link layer's LL_RESERVED_SPACE(@ndev). The
- * payload is put and zeroed. GFP_ATOMIC; NULL on failure.
+ * payload is put; its first @zero_head and last @zero_tail bytes are zeroed,
+ * the rest is left for the caller to fill (all of it, if both are @len).
+ * GFP_ATOMIC; NULL on failure.
  */
 struct sk_buff *rrxe_skb_alloc(const struct net_device *ndev,
-			       unsigned int hdr_len, unsigned int len);
+			       unsigned int hdr_len, unsigned int len,
+			       unsigned int zero_head, unsigned int zero_tail);
 /* Frees an skb that was dropped / consumed, from any context. */
 void rrxe_skb_free(struct sk_buff *skb);
 void rrxe_skb_consume(struct sk_buff *skb);
@@ -316,6 +320,19 @@ void rrxe_local_bh_enable(void);
 /* Whether local_bh_disable()/local_bh_enable() may be called here: not in a
  * hard interrupt or NMI, interrupts on (local_bh_enable() warns otherwise). */
 bool rrxe_bh_may_disable(void);
+/* rt::SpinLockBh, a spinlock whose holder keeps out what else takes it.
+ * With @irq, interrupts off (spin_lock_irq_disable(): it nests), for a lock
+ * that hard interrupts take too. Without, bottom halves off (spin_lock_bh()),
+ * or nothing more where interrupts are off already (a caller under its own
+ * irqsave lock: softirqs cannot run on this CPU meanwhile, and turning bottom
+ * halves on there would warn); never in a hard interrupt or NMI then, where a
+ * holder this CPU interrupted would never let go. Returns how the lock was
+ * taken (RRXE_HELD_*), for the unlock. */
+#define RRXE_HELD_PLAIN 0
+#define RRXE_HELD_BH 1
+#define RRXE_HELD_IRQ 2
+int rrxe_spin_lock_held(spinlock_t *lock, bool irq);
+void rrxe_spin_unlock_held(spinlock_t *lock, int held);
 
 /* ---- Net: a bounded queue of received buffers ---- */
 struct sk_buff_head;

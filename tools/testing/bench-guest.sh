@@ -190,8 +190,8 @@ if [ -n "${RRXE_BENCH_PERF:-}" ]; then
 			echo "# perf $d $name: by CPU and command"
 			sed 's/^/# perf   /' "$f.cpu.txt" | head -12
 			sed 's/^/# perf   /' "$f.txt" | head -40
-			# Call graphs of the top entries, for the notes.
-			"$perf_bin" report --kallsyms=/proc/kallsyms -i "$data" --no-children --sort sym --stdio -G \
+			# Call graphs of the top entries (each with its callers), for the notes.
+			"$perf_bin" report --kallsyms=/proc/kallsyms -i "$data" --no-children --sort sym --stdio -g graph,0.5,callee \
 				--percent-limit 3 2>/dev/null | head -400 >"$f.graph.txt"
 			rm -f "$data"
 		done

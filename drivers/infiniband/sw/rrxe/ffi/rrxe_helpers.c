@@ -211,16 +211,22 @@ struct ib_umem *rrxe_umem_get(struct ib_device *dev, u64 addr, size_t size,
 }
 
 struct sk_buff *rrxe_skb_alloc(const struct net_device *ndev,
-			       unsigned int hdr_len, unsigned int len)
+			       unsigned int hdr_len, unsigned int len,
+			       unsigned int zero_head, unsigned int zero_tail)
 {
 	unsigned int room = hdr_len + LL_RESERVED_SPACE(ndev);
 	struct sk_buff *skb;
+	u8 *data;
 
 	skb = alloc_skb(room + len, GFP_ATOMIC);
 	if (!skb)
 		return NULL;
 	skb_reserve(skb, room);
-	skb_put_zero(skb, len);
+	data = skb_put(skb, len);
+	zero_head = min(zero_head, len);
+	zero_tail = min(zero_tail, len);
+	memset(data, 0, zero_head);
+	memset(data + len - zero_tail, 0, zero_tail);
 	return skb;
 }
 
@@ -847,6 +853,37 @@ void rrxe_local_bh_enable(void)
 bool rrxe_bh_may_disable(void)
 {
 	return !in_hardirq() && !in_nmi() && !irqs_disabled();
+}
+
+int rrxe_spin_lock_held(spinlock_t *lock, bool irq)
+{
+	if (irq) {
+		spin_lock_irq_disable(lock);
+		return RRXE_HELD_IRQ;
+	}
+	/* Would deadlock against a holder this CPU interrupted: a caller's bug. */
+	WARN_ON_ONCE(in_hardirq() || in_nmi());
+	if (irqs_disabled()) {
+		spin_lock(lock);
+		return RRXE_HELD_PLAIN;
+	}
+	spin_lock_bh(lock);
+	return RRXE_HELD_BH;
+}
+
+void rrxe_spin_unlock_held(spinlock_t *lock, int held)
+{
+	switch (held) {
+	case RRXE_HELD_IRQ:
+		spin_unlock_irq_enable(lock);
+		break;
+	case RRXE_HELD_BH:
+		spin_unlock_bh(lock);
+		break;
+	default:
+		spin_unlock(lock);
+		break;
+	}
 }
 
 void rrxe_rxq_init(struct sk_buff_head *q)

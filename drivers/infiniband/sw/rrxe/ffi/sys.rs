@@ -98,8 +98,9 @@ pub(crate) use raw::{
 pub(crate) use raw::{
     rrxe_bh_may_disable, rrxe_cpu_online, rrxe_local_bh_disable, rrxe_local_bh_enable,
     rrxe_next_online_cpu, rrxe_queue_work_bh_on, rrxe_queue_work_task_on, rrxe_rxq_empty,
-    rrxe_rxq_init, rrxe_rxq_pop, rrxe_rxq_push, rrxe_rxq_push_head, rrxe_skb_cb, rrxe_this_cpu,
-    sk_buff_head,
+    rrxe_rxq_init, rrxe_rxq_pop, rrxe_rxq_push, rrxe_rxq_push_head, rrxe_skb_cb,
+    rrxe_spin_lock_held, rrxe_spin_unlock_held, rrxe_this_cpu, sk_buff_head, spinlock_t,
+    RRXE_HELD_BH, RRXE_HELD_IRQ, RRXE_HELD_PLAIN,
 };
 pub(crate) use raw::{
     rrxe_dst_release, rrxe_init_net, rrxe_ip_local_out, rrxe_ip_select_ident,

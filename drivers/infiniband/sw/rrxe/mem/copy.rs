@@ -6,6 +6,7 @@
 //! region the QP's PD owns.
 
 use crate::{
+    ffi::rt::Sink,
     logic::{mr::LOCAL_WRITE, wc::WcError, wqe::SgeList},
     mem::{
         mr::{MrInner, MrTable},
@@ -78,22 +79,22 @@ fn for_each_piece(
 }
 
 /// Copies `dst.len()` bytes starting at byte `offset` of the memory `sges`
-/// describe into `dst` (local reads need no access right).
+/// describe into what is left of `dst` (local reads need no access
+/// right), in order.
 pub(crate) fn gather(
     mrs: &MrTable,
     pd: usize,
     sges: &SgeList<'_>,
     offset: u32,
-    dst: &mut [u8],
+    dst: &mut Sink<'_>,
 ) -> Result<(), MemError> {
-    let len = dst.len();
+    let len = dst.remaining();
     for_each_piece(sges, offset, len, |lkey, va, range| {
         let n = range.len() as u64;
         let (mr, at) = mrs
             .lookup(lkey, pd, va, n, 0)
             .map_err(|_| MemError::Protection)?;
-        let chunk = dst.get_mut(range).ok_or(MemError::Length)?;
-        mr.read_at(at, chunk)
+        mr.read_into(at, range.len(), dst)
             .map_err(|e| refused(e, &mr, at, n, false))
     })
 }

@@ -38,6 +38,7 @@ use crate::{
 use crate::{
     dev::params,
     ffi::ib::{KernelMemory, MrType, Operations, PageRef},
+    ffi::rt::{new_spinlock_bh, Sink, SpinLockBh, TakenIn},
 };
 use core::{
     ops::Range,
@@ -81,7 +82,7 @@ enum Memory {
     /// period, and unpins the pages itself, in process context, whoever
     /// holds the last reference.
     User {
-        umem: Pin<KBox<SpinLockIrq<Option<Umem>>>>,
+        umem: Pin<KBox<SpinLockBh<Option<Umem>>>>,
         range: MrRange,
     },
     /// A process's memory, paged on demand: nothing pinned. The data path
@@ -176,10 +177,10 @@ enum Place<'a> {
 }
 
 impl Place<'_> {
-    fn read(&self, dst: &mut [u8]) -> Result {
+    fn read_into(&self, len: usize, dst: &mut Sink<'_>) -> Result {
         match self {
-            Place::Page(page, offset) => page.read(*offset, dst),
-            Place::Kernel(kmem, addr) => kmem.read(*addr, dst),
+            Place::Page(page, offset) => page.read_into(*offset, len, dst),
+            Place::Kernel(kmem, addr) => kmem.read_into(*addr, len, dst),
         }
     }
 
@@ -445,7 +446,7 @@ impl MrSpec {
     pub(crate) fn finish(self, key: Key) -> Result<Arc<MrInner>> {
         let mem = match self.mem {
             SpecMemory::User { umem, range } => Memory::User {
-                umem: KBox::pin_init(new_spinlock_irq!(Some(umem)), GFP_KERNEL)?,
+                umem: KBox::pin_init(new_spinlock_bh!(Some(umem), TakenIn::Softirq), GFP_KERNEL)?,
                 range,
             },
             SpecMemory::Odp { umem, range } => {
@@ -818,11 +819,18 @@ impl MrInner {
     /// Copies from the region at `offset` into `dst`. Errors as for
     /// [`MrInner::write_at`] (but read-only pages can be read).
     pub(crate) fn read_at(&self, offset: u64, dst: &mut [u8]) -> Result {
-        if dst.is_empty() {
+        self.read_into(offset, dst.len(), &mut Sink::over(dst))
+    }
+
+    /// Fills the next `len` bytes of `dst` from the region at `offset`.
+    /// Errors as for [`MrInner::read_at`], and `EINVAL` if fewer than `len`
+    /// bytes are left in `dst` (part may have been filled).
+    pub(crate) fn read_into(&self, offset: u64, len: usize, dst: &mut Sink<'_>) -> Result {
+        if len == 0 {
             return Ok(());
         }
-        self.for_each_place(offset, dst.len(), false, |place, span| {
-            place.read(dst.get_mut(span).ok_or(EINVAL)?)
+        self.for_each_place(offset, len, false, |place, span| {
+            place.read_into(span.len(), dst)
         })
     }
 

@@ -27,7 +27,7 @@ use crate::{
         SignalType, Udata,
     },
     ffi::net::{RxQueue, SkbAccount},
-    ffi::rt::{self, SoftTimer},
+    ffi::rt::{self, new_spinlock_bh, SoftTimer, TakenIn},
     ffi::rxe_abi::{CreateQpResp, RecvWqe, SendWqe, Sge},
     logic::{
         flow::{qp_sport, MAX_UNACKED_PSNS},
@@ -154,6 +154,15 @@ impl QpInner {
         };
         let resp = RespState::new(recv_size)?;
         let sport = qp_sport(qpn);
+        // A kernel consumer may post from a hard interrupt (nvmet-rdma
+        // answers from a block device's completion), which takes `state`,
+        // `sq` and `rq`; a process's QP is posted to by system calls only,
+        // and its data path may run with interrupts on.
+        let taken_in = if udata.is_some() {
+            TakenIn::Softirq
+        } else {
+            TakenIn::Hardirq
+        };
         Arc::pin_init(
             try_pin_init!(Self {
                 qpn,
@@ -169,9 +178,10 @@ impl QpInner {
                 is_user: udata.is_some(),
                 pd: links.pd,
                 dev: links.dev,
-                sq <- new_spinlock_irq!(Some(sq)),
-                rq <- new_spinlock_irq!(rq),
-                state <- new_spinlock_irq!(QpState_ {
+                sq <- new_spinlock_bh!(Some(sq), taken_in),
+                rq <- new_spinlock_bh!(rq, taken_in),
+                state <- new_spinlock_bh!(
+                    QpState_ {
                     state: QpState::Reset,
                     sq_draining: false,
                     destroyed: false,
@@ -185,7 +195,9 @@ impl QpInner {
                     timer_armed: false,
                     counter: None,
                     faults: Faults::new(),
-                }),
+                    },
+                    taken_in
+                ),
                 home: AtomicU32::new(next_home()),
                 rxq <- RxQueue::new(RX_QUEUE_LEN),
                 rx_backlog: AtomicU32::new(0),

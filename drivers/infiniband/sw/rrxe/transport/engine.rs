@@ -28,7 +28,7 @@ use crate::{
     ffi::rt::{
         self,
         trace::{self, DropReason},
-        SoftTimer, SoftTimerOwner,
+        SoftTimer, SoftTimerOwner, SpinLockBhGuard,
     },
     logic::qp_state::{QpState, QpType},
     proto::{
@@ -247,11 +247,7 @@ impl QpInner {
     /// carries `fx` out, counting the packets sent in `tally` (the pass's).
     fn after(
         self: &Arc<Self>,
-        mut st: kernel::sync::lock::Guard<
-            '_,
-            QpState_,
-            kernel::sync::lock::spinlock::SpinLockIrqBackend,
-        >,
+        mut st: SpinLockBhGuard<'_, QpState_>,
         fx: &mut Effects,
         ndev: &NetDev,
         tally: Tally<'_>,

@@ -12,7 +12,7 @@ use crate::{
     dev::counters::{Counter, Tally},
     dev::path::Path,
     ffi::net::{send_udp, NetDev, SkBuff, SkbOwner, UdpTx},
-    ffi::rt,
+    ffi::rt::{self, Sink},
     ffi::rxe_abi::KernelCrc32,
     proto::{
         headers::Syndrome,
@@ -60,7 +60,7 @@ pub(crate) fn build<E>(
     sport: u16,
     mut hdrs: Headers,
     payload_len: usize,
-    fill: impl FnOnce(&mut [u8]) -> Result<(), E>,
+    fill: impl FnOnce(&mut Sink<'_>) -> Result<(), E>,
 ) -> Result<TxPacket, BuildError<E>> {
     let pad = pad_len(payload_len);
     hdrs.bth.pad = pad;
@@ -75,19 +75,16 @@ pub(crate) fn build<E>(
             .filter(|s| !matches!(s, Syndrome::Ack { .. }))
             .map(|s| s.to_u8()),
     };
-    let total = info
-        .header_len()
-        .checked_add(payload_len)
-        .and_then(|n| n.checked_add(usize::from(pad) + ICRC_LEN))
-        .ok_or(BuildError::NoBuffer)?;
-    let mut skb =
-        SkBuff::alloc_udp(ndev, !path.dst.is_v4(), total).map_err(|_| BuildError::NoBuffer)?;
-    let buf = skb.payload_mut();
-    let hlen = hdrs.build(buf).map_err(|_| BuildError::NoBuffer)?;
-    let body = buf
-        .get_mut(hlen..hlen + payload_len)
-        .ok_or(BuildError::NoBuffer)?;
-    fill(body).map_err(BuildError::Payload)?;
+    // The headers, the payload, then the pad and the ICRC (zeroed: `seal`
+    // writes the ICRC once the IP and UDP headers are final).
+    let parts = (info.header_len(), payload_len, usize::from(pad) + ICRC_LEN);
+    let skb = SkBuff::alloc_udp_filled(ndev, !path.dst.is_v4(), parts, |head, body| {
+        match hdrs.build(head) {
+            Ok(hlen) if hlen == head.len() => fill(body).map_err(BuildError::Payload),
+            _ => Err(BuildError::NoBuffer),
+        }
+    })
+    .map_err(|_| BuildError::NoBuffer)??;
     Ok(TxPacket {
         skb,
         tx: UdpTx {

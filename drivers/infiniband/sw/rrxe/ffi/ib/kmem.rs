@@ -13,7 +13,7 @@
 //! against the owner's own atomics on the same word.
 
 use super::{Operations, Pd};
-use crate::ffi::sys;
+use crate::ffi::{rt::Sink, sys};
 use core::{marker::PhantomData, ptr::NonNull};
 use kernel::{
     page::PAGE_SIZE,
@@ -106,15 +106,17 @@ impl PageRef<'_> {
         Ok(r)
     }
 
-    /// Copies `dst.len()` bytes from `offset` in the page into `dst`.
-    /// `EINVAL` if they are not all in the page.
-    pub(crate) fn read(&self, offset: usize, dst: &mut [u8]) -> Result {
-        self.with_mapped(offset, dst.len(), |src| {
-            // SAFETY: `src` is valid for `dst.len()` bytes of the mapped
-            // page; the owner may change them concurrently, which only makes
-            // the bytes copied unspecified (see the module documentation).
-            unsafe { core::ptr::copy_nonoverlapping(src, dst.as_mut_ptr(), dst.len()) }
-        })
+    /// Fills the next `len` bytes of `dst` from `offset` in the page.
+    /// `EINVAL` (nothing filled) if they are not all in the page or not
+    /// all left in `dst`.
+    pub(crate) fn read_into(&self, offset: usize, len: usize, dst: &mut Sink<'_>) -> Result {
+        self.with_mapped(offset, len, |src| {
+            // SAFETY: `src` is valid for `len` bytes of the mapped page,
+            // which is not the sink's memory (borrowed mutably); the owner
+            // may change them concurrently, which only makes the bytes
+            // copied unspecified (see the module documentation).
+            unsafe { dst.put_raw(src, len) }
+        })?
     }
 
     /// Copies `src` into the page at `offset`. `EINVAL` if it does not fit
@@ -240,12 +242,13 @@ impl KernelMemory {
         Ok(())
     }
 
-    /// Copies `dst.len()` bytes at kernel address `addr` into `dst`.
+    /// Fills the next `len` bytes of `dst` from kernel address `addr`.
     /// `EFAULT` if a page of the range is not in the linear map (nothing
-    /// past that page is copied).
-    pub(crate) fn read(&self, addr: u64, dst: &mut [u8]) -> Result {
-        self.for_each_page(addr, dst.len(), |page, offset, span| {
-            page.read(offset, dst.get_mut(span).ok_or(EINVAL)?)
+    /// past that page is filled), `EINVAL` if fewer than `len` are left in
+    /// `dst` (part may have been filled).
+    pub(crate) fn read_into(&self, addr: u64, len: usize, dst: &mut Sink<'_>) -> Result {
+        self.for_each_page(addr, len, |page, offset, span| {
+            page.read_into(offset, span.len(), dst)
         })
     }
 

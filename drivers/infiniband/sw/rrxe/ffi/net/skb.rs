@@ -5,10 +5,11 @@
 //! IP stack and hears back as each is freed.
 
 use super::{dst::Dst, NetDev};
-use crate::ffi::sys;
+use crate::ffi::{rt::Sink, sys};
 use core::{
     ffi::c_void,
     marker::PhantomData,
+    mem::MaybeUninit,
     ptr::{self, NonNull},
     sync::atomic::{AtomicBool, AtomicU32, Ordering},
 };
@@ -38,8 +39,9 @@ fn max_udp_payload(v6: bool) -> usize {
 /// # Invariants
 ///
 /// - `skb` is a valid `sk_buff` of which this object owns the only reference;
-///   its data is linear and not shared with a clone, so the bytes from
-///   `data` to `data + len` may be read and written through `&mut self`.
+///   its data is linear, initialised, and not shared with a clone, so the
+///   bytes from `data` to `data + len` may be read and written through
+///   `&mut self`.
 /// - Outside [`super::route`], those bytes are exactly the UDP payload the
 ///   buffer was allocated for: headers are only pushed by `send_udp`, which
 ///   consumes the buffer.
@@ -62,21 +64,79 @@ impl SkBuff {
     /// `EMSGSIZE` if `len` does not fit the IP and UDP length fields,
     /// `ENOMEM` if no memory is available.
     pub(crate) fn alloc_udp(ndev: &NetDev, v6: bool, len: usize) -> Result<SkBuff> {
+        let skb = Self::alloc_raw(ndev, v6, len, len, 0)?;
+        // INVARIANT: a fresh, linear buffer that only we reference, whose data
+        // is the `len` payload bytes just put and zeroed.
+        Ok(Self { skb })
+    }
+
+    /// A buffer as [`SkBuff::alloc_udp`] gives, for a payload of `head`
+    /// bytes, `body` bytes and `tail` bytes, of which `fill` writes the
+    /// first two parts: the head (zeroed first) as a slice, the body (not
+    /// zeroed: the copy that fills it is the only pass over its bytes)
+    /// front to back through a [`Sink`]. The tail, and whatever `fill`
+    /// leaves of the body, are zeroed. The outer error is the allocation's
+    /// (as for `alloc_udp`), the inner one `fill`'s (the buffer is then
+    /// freed).
+    pub(crate) fn alloc_udp_filled<E>(
+        ndev: &NetDev,
+        v6: bool,
+        (head, body, tail): (usize, usize, usize),
+        fill: impl FnOnce(&mut [u8], &mut Sink<'_>) -> Result<(), E>,
+    ) -> Result<Result<SkBuff, E>> {
+        let len = head
+            .checked_add(body)
+            .and_then(|n| n.checked_add(tail))
+            .ok_or(EMSGSIZE)?;
+        let skb = Self::alloc_raw(ndev, v6, len, head, tail)?;
+        // SAFETY: `skb` is the fresh, linear, unshared buffer just allocated,
+        // whose data is the `len` bytes just put.
+        let data = unsafe { sys::rrxe_skb_data(skb.as_ptr()) };
+        // SAFETY: the first `head` bytes of the data, which the helper
+        // zeroed, and which nothing else references.
+        let head_bytes = unsafe { core::slice::from_raw_parts_mut(data, head) };
+        // SAFETY: the `body` bytes after them, inside the data, not
+        // initialised (hence `MaybeUninit`), and not aliased either.
+        let body_bytes = unsafe {
+            core::slice::from_raw_parts_mut(data.add(head).cast::<MaybeUninit<u8>>(), body)
+        };
+        let mut sink = Sink::new(body_bytes);
+        let filled = fill(head_bytes, &mut sink);
+        sink.zero_rest();
+        // INVARIANT: a fresh, linear buffer that only we reference, whose
+        // `len` payload bytes are all initialised now: the head and tail
+        // zeroed by the helper, the body filled or zeroed by the sink.
+        let skb = Self { skb };
+        Ok(filled.map(|()| skb))
+    }
+
+    /// Allocates a buffer for a payload of `len` bytes (checked against the
+    /// UDP and IP length fields), of which the first `zero_head` and the last
+    /// `zero_tail` are zeroed.
+    fn alloc_raw(
+        ndev: &NetDev,
+        v6: bool,
+        len: usize,
+        zero_head: usize,
+        zero_tail: usize,
+    ) -> Result<NonNull<sys::sk_buff>> {
         if len > max_udp_payload(v6) {
             return Err(EMSGSIZE);
         }
         let ip_len = if v6 { IPV6_HLEN } else { IPV4_HLEN };
         let hdr_len = sys::ETH_HLEN as usize + ip_len + UDP_HLEN;
-        // Both fit: `len` is below 64 KiB and `hdr_len` is a few bytes.
+        // All fit: `len` is below 64 KiB, `hdr_len` is a few bytes, and the
+        // parts to zero are at most `len` (the helper bounds them too).
         let (hdr_len, len) = (hdr_len as u32, len as u32);
+        let zero_head = zero_head.min(len as usize) as u32;
+        let zero_tail = zero_tail.min(len as usize) as u32;
         // SAFETY: `ndev` is a valid net device.
-        let skb = unsafe { sys::rrxe_skb_alloc(ndev.as_raw(), hdr_len, len) };
-        // INVARIANT: a fresh, linear buffer that only we reference, whose data
-        // is the `len` payload bytes just put.
-        NonNull::new(skb).map(|skb| Self { skb }).ok_or(ENOMEM)
+        let skb = unsafe { sys::rrxe_skb_alloc(ndev.as_raw(), hdr_len, len, zero_head, zero_tail) };
+        NonNull::new(skb).ok_or(ENOMEM)
     }
 
-    /// The UDP payload of a buffer from [`SkBuff::alloc_udp`], before it is sent.
+    /// The UDP payload of a buffer from [`SkBuff::alloc_udp`] or
+    /// [`SkBuff::alloc_udp_filled`], before it is sent.
     pub(crate) fn payload_mut(&mut self) -> &mut [u8] {
         let (data, len) = self.data_raw();
         // SAFETY: by the type invariants the `len` bytes at `data` are the

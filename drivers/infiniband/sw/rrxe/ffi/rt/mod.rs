@@ -10,6 +10,8 @@ use core::marker::PhantomData;
 
 pub(crate) mod array;
 pub(crate) mod cpu;
+pub(crate) mod lock;
+pub(crate) mod sink;
 pub(crate) mod time;
 pub(crate) mod timer;
 pub(crate) mod trace;
@@ -17,6 +19,8 @@ pub(crate) mod work;
 
 pub(crate) use array::ArrayBuf;
 pub(crate) use cpu::{cpu_online, next_online_cpu, this_cpu};
+pub(crate) use lock::{new_spinlock_bh, SpinLockBh, SpinLockBhGuard, TakenIn};
+pub(crate) use sink::Sink;
 pub(crate) use time::now_ns;
 pub(crate) use timer::{SoftTimer, SoftTimerOwner};
 pub(crate) use work::{cancel_work_sync, enqueue_bh_on, enqueue_task_on, BhOff};

@@ -13,7 +13,7 @@ use super::{run_once::RunOnce, state::QpState_};
 use crate::{
     ffi::ib::{QpCap, QpHandle},
     ffi::net::{RxQueue, SkbAccount},
-    ffi::rt::SoftTimer,
+    ffi::rt::{SoftTimer, SpinLockBh},
     logic::qp_state::QpType,
     queues::cq::CqInner,
     queues::queue::SharedQueue,
@@ -67,19 +67,25 @@ pub(crate) struct QpInner {
     /// QPs).
     pub(crate) dev: Arc<DevCtx>,
     // Lock order: `state`, then `sq` or `rq`, then a CQ's lock (or the
-    // SRQ's, or a device table's, each alone), then `deferrals`. All turn
-    // interrupts off: the data path takes them in softirq context. The
-    // roles reach the inner ones through their `QpCtx` (see `ctx.rs`).
+    // SRQ's, or a device table's, each alone), then `deferrals`. The data
+    // path takes them in softirq context. The QP's own three keep bottom
+    // halves off for a process's QP (the pass copies payload under them,
+    // with interrupts on) and interrupts off for a kernel consumer's, which
+    // may post from a hard interrupt (`TakenIn`); the others always turn
+    // interrupts off; none of those is held when one of the QP's is taken
+    // (a process's QP's would then be a plain spinlock, undone with bottom
+    // halves on only if released first). The roles reach the inner ones
+    // through their `QpCtx` (see `ctx.rs`).
     /// The send queue; `None` once destroyed (its memory then belongs to
     /// its mmap entry, or is freed).
     #[pin]
-    pub(in crate::transport) sq: SpinLockIrq<Option<SharedQueue>>,
+    pub(in crate::transport) sq: SpinLockBh<Option<SharedQueue>>,
     /// The receive queue; `None` with an SRQ, and once destroyed.
     #[pin]
-    pub(in crate::transport) rq: SpinLockIrq<Option<SharedQueue>>,
+    pub(in crate::transport) rq: SpinLockBh<Option<SharedQueue>>,
     /// The control and data-path state ([`QpState_`]).
     #[pin]
-    pub(in crate::transport) state: SpinLockIrq<QpState_>,
+    pub(in crate::transport) state: SpinLockBh<QpState_>,
     /// The CPU the QP's data path runs on: the requester, completer and
     /// responder run there, and work arriving elsewhere (a post, a packet,
     /// a timer) is handed to it (`transport::intake`). Chosen round robin

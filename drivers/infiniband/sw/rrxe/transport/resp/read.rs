@@ -182,14 +182,15 @@ fn send_read(
             hdrs.aeth = Some(Aeth::ack(st.resp.msn));
         }
         let built = xmit::build(ndev, path, st.sport, hdrs, plen as usize, |dst| {
-            if dst.is_empty() {
+            let len = dst.remaining();
+            if len == 0 {
                 return Ok(());
             }
             let at_va = va.wrapping_add(u64::from(offset));
-            let n = dst.len() as u64;
+            let n = len as u64;
             let (mr, at) = resolve_rkey(ctx.mem, rkey, at_va, n, REMOTE_READ)
                 .map_err(|_| Refusal::Denied(()))?;
-            mr.read_at(at, dst)
+            mr.read_into(at, len, dst)
                 .map_err(|e| Refusal::of(e, &mr, at, n, false, ()))
         });
         match built {

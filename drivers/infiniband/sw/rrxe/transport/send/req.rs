@@ -467,10 +467,9 @@ fn build_request(
         match &w.payload {
             Payload::Inline(data) => {
                 let data = data
-                    .get(offset as usize..offset as usize + dst.len())
+                    .get(offset as usize..offset as usize + dst.remaining())
                     .ok_or(MemError::Length)?;
-                dst.copy_from_slice(data);
-                Ok(())
+                dst.put(data).map_err(|_| MemError::Length)
             }
             Payload::Sges(sges) => copy::gather(mrs, pd, sges, offset, dst),
         }
