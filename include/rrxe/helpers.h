@@ -152,6 +152,19 @@ struct dst_entry *rrxe_route4(struct net *net, int oif, const u8 saddr[4],
 struct dst_entry *rrxe_route6(struct net *net, int oif, const u8 saddr[16],
 			      const u8 daddr[16]);
 void rrxe_dst_release(struct dst_entry *dst);
+/* Takes another reference on @dst. */
+void rrxe_dst_hold(struct dst_entry *dst);
+/* What a route looked up for IPv6 (@v6) or IPv4 must still match to be
+ * valid: rt6_get_cookie() for IPv6, 0 for IPv4 (whose routes check their
+ * generation themselves). */
+u32 rrxe_dst_cookie(struct dst_entry *dst, bool v6);
+/* Whether a route kept since its lookup is still valid (as dst_cache does:
+ * an obsolete route must pass its family's check against @cookie). */
+bool rrxe_dst_valid(struct dst_entry *dst, u32 cookie);
+/* Whether a route may be kept for later packets: not an IPv4 multicast or
+ * broadcast route, whose loopback to this host is decided at the lookup
+ * (group membership changes do not make the route stale). */
+bool rrxe_dst_keepable(struct dst_entry *dst, bool v6);
 /*
  * Readies a fresh skb for IP output through @dst (whose reference it takes
  * over) from @ndev: scrubs it, clears the hash, sets the dst, clears the IP

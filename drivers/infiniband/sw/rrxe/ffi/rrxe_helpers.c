@@ -473,6 +473,32 @@ void rrxe_dst_release(struct dst_entry *dst)
 	dst_release(dst);
 }
 
+void rrxe_dst_hold(struct dst_entry *dst)
+{
+	dst_hold(dst);
+}
+
+u32 rrxe_dst_cookie(struct dst_entry *dst, bool v6)
+{
+#if IS_ENABLED(CONFIG_IPV6)
+	if (v6)
+		return rt6_get_cookie(dst_rt6_info(dst));
+#endif
+	return 0;
+}
+
+bool rrxe_dst_valid(struct dst_entry *dst, u32 cookie)
+{
+	return !READ_ONCE(dst->obsolete) || dst->ops->check(dst, cookie);
+}
+
+bool rrxe_dst_keepable(struct dst_entry *dst, bool v6)
+{
+	if (v6)
+		return true;
+	return !(dst_rtable(dst)->rt_flags & (RTCF_MULTICAST | RTCF_BROADCAST));
+}
+
 void rrxe_skb_set_route(struct sk_buff *skb, struct net_device *ndev,
 			struct dst_entry *dst, bool ipv6)
 {

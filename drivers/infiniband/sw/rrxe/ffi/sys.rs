@@ -103,11 +103,12 @@ pub(crate) use raw::{
     RRXE_HELD_BH, RRXE_HELD_IRQ, RRXE_HELD_PLAIN,
 };
 pub(crate) use raw::{
-    rrxe_dst_release, rrxe_init_net, rrxe_ip_local_out, rrxe_ip_select_ident,
-    rrxe_net_loopback_dev, rrxe_netdev_has_addr, rrxe_netdev_ifindex, rrxe_netdev_is_loopback,
-    rrxe_route4, rrxe_route6, rrxe_sk_user_data, rrxe_skb_alloc, rrxe_skb_consume, rrxe_skb_data,
-    rrxe_skb_free, rrxe_skb_headroom, rrxe_skb_len, rrxe_skb_push_network, rrxe_skb_push_transport,
-    rrxe_skb_rx, rrxe_skb_rx_view, rrxe_skb_set_route, rrxe_udp_tunnel_open,
+    rrxe_dst_cookie, rrxe_dst_hold, rrxe_dst_keepable, rrxe_dst_release, rrxe_dst_valid,
+    rrxe_init_net, rrxe_ip_local_out, rrxe_ip_select_ident, rrxe_net_loopback_dev,
+    rrxe_netdev_has_addr, rrxe_netdev_ifindex, rrxe_netdev_is_loopback, rrxe_route4, rrxe_route6,
+    rrxe_sk_user_data, rrxe_skb_alloc, rrxe_skb_consume, rrxe_skb_data, rrxe_skb_free,
+    rrxe_skb_headroom, rrxe_skb_len, rrxe_skb_push_network, rrxe_skb_push_transport, rrxe_skb_rx,
+    rrxe_skb_rx_view, rrxe_skb_set_route, rrxe_udp_tunnel_open,
 };
 pub(crate) use raw::{
     rrxe_skb_set_owner, rrxe_tx_sock_cmpxchg_owner, rrxe_tx_sock_create, rrxe_tx_sock_owner,

@@ -11,7 +11,7 @@
 use crate::{
     dev::counters::{Counter, Tally},
     dev::path::Path,
-    ffi::net::{send_udp, NetDev, SkBuff, SkbOwner, UdpTx},
+    ffi::net::{send_udp, NetDev, RouteCache, SkBuff, SkbOwner, UdpTx},
     ffi::rt::{self, Sink},
     ffi::rxe_abi::KernelCrc32,
     proto::{
@@ -116,9 +116,15 @@ fn seal(ip: &[u8], udp: &[u8; 8], ib: &mut [u8]) {
 }
 
 impl TxPacket {
-    /// Sends the packet from `ndev`, counting it, charged to `owner` until
-    /// the IP stack frees it.
-    pub(crate) fn send<T: SkbOwner>(mut self, ndev: &NetDev, counters: Tally<'_>, owner: &Arc<T>) {
+    /// Sends the packet from `ndev` along `routes`'s route, counting it,
+    /// charged to `owner` until the IP stack frees it.
+    pub(crate) fn send<T: SkbOwner>(
+        mut self,
+        ndev: &NetDev,
+        routes: &RouteCache,
+        counters: Tally<'_>,
+        owner: &Arc<T>,
+    ) {
         let len = self.skb.payload().len() as u64;
         let t = self.trace;
         rt::trace::tx(t.dqpn, t.opcode, t.psn, len as u32);
@@ -126,7 +132,7 @@ impl TxPacket {
             rt::trace::nak(t.dqpn, t.psn, syndrome, true);
         }
         owner.skb_account().charge(owner, &mut self.skb);
-        match send_udp(ndev, self.skb, &self.tx, seal) {
+        match send_udp(ndev, Some(routes), self.skb, &self.tx, seal) {
             Ok(()) => {
                 counters.add(Counter::SentPkts, 1);
                 counters.add(Counter::SentBytes, len);
@@ -164,15 +170,16 @@ impl Outbox {
         drop(self.pkts.push(pkt));
     }
 
-    /// Sends everything, in order, charged to `owner`.
+    /// Sends everything, in order, along `routes`, charged to `owner`.
     pub(crate) fn flush<T: SkbOwner>(
         &mut self,
         ndev: &NetDev,
+        routes: &RouteCache,
         counters: Tally<'_>,
         owner: &Arc<T>,
     ) {
         for pkt in self.pkts.drain() {
-            pkt.send(ndev, counters, owner);
+            pkt.send(ndev, routes, counters, owner);
         }
     }
 }

@@ -10,7 +10,9 @@ use crate::ffi::sys;
 use core::ptr::NonNull;
 use kernel::{
     error::{code::*, from_err_ptr},
+    new_spinlock_irq,
     prelude::*,
+    sync::SpinLockIrq,
 };
 
 /// Addressing of one datagram.
@@ -32,7 +34,8 @@ pub(crate) struct UdpTx {
     pub(crate) flow_label: u32,
 }
 
-/// An owned reference on a route (`struct dst_entry`).
+/// An owned reference on a route (`struct dst_entry`), released on drop
+/// (any context).
 ///
 /// # Invariants
 ///
@@ -40,6 +43,14 @@ pub(crate) struct UdpTx {
 pub(super) struct Dst {
     dst: NonNull<sys::dst_entry>,
 }
+
+// SAFETY: a reference on a route may be used and released from any thread
+// and context (routes are freed after an RCU grace period). An IPv6 route's
+// operations live in its namespace, so it must be released before the
+// namespace exits: rrxe's references are its QPs', and every device of a
+// namespace is unregistered, its QPs destroyed, in the namespace's
+// `pre_exit` (`registry.rs`).
+unsafe impl Send for Dst {}
 
 impl Dst {
     /// Looks up the output route for UDP from `tx.src` to `tx.dst` through
@@ -77,5 +88,133 @@ impl Drop for Dst {
     fn drop(&mut self) {
         // SAFETY: by the type invariant we own one reference.
         unsafe { sys::rrxe_dst_release(self.dst.as_ptr()) };
+    }
+}
+
+/// What a route was looked up for: the namespace, the output device and
+/// the two addresses (nothing else of a datagram changes the lookup).
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct RouteKey {
+    net: usize,
+    oif: i32,
+    src: IpAddr,
+    dst: IpAddr,
+}
+
+impl RouteKey {
+    fn of(ndev: &NetDev, tx: &UdpTx) -> Self {
+        Self {
+            net: ndev.net().as_raw() as usize,
+            oif: ndev.ifindex(),
+            src: tx.src,
+            dst: tx.dst,
+        }
+    }
+}
+
+/// A route kept with what it was looked up for, and the cookie its
+/// validity is checked against.
+struct Kept {
+    key: RouteKey,
+    dst: Dst,
+    cookie: u32,
+}
+
+/// The last route one sender used (a connected QP sends every packet
+/// along one path): looked up again only when the datagram's addressing
+/// differs or the route went stale (the routing tables changed, the device
+/// went down or away: the route's own check, as the kernel's `dst_cache`
+/// uses). A kept route does not hold its device: when a device goes away
+/// the stack moves its routes to the blackhole device.
+#[pin_data]
+pub(crate) struct RouteCache {
+    #[pin]
+    kept: SpinLockIrq<Option<Kept>>,
+}
+
+impl RouteCache {
+    /// Whether the cache keeps a route for `tx` from `ndev`.
+    #[cfg(CONFIG_KUNIT)]
+    pub(super) fn keeps(&self, ndev: &NetDev, tx: &UdpTx) -> bool {
+        let key = RouteKey::of(ndev, tx);
+        self.kept.lock().as_ref().is_some_and(|k| k.key == key)
+    }
+
+    /// An empty cache.
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(Self {
+            kept <- new_spinlock_irq!(None),
+        })
+    }
+
+    /// The route for `tx` from `ndev`: the kept one if it is for the same
+    /// addressing and still valid, else a new lookup, which is kept.
+    pub(super) fn route(&self, ndev: &NetDev, tx: &UdpTx) -> Result<Dst> {
+        let key = RouteKey::of(ndev, tx);
+        let stale = {
+            let mut kept = self.kept.lock();
+            match kept.as_ref() {
+                Some(k) if k.key == key && k.dst.is_valid(k.cookie) => return Ok(k.dst.clone()),
+                _ => kept.take(),
+            }
+        };
+        // Released outside the lock.
+        drop(stale);
+        let dst = Dst::lookup(ndev, tx)?;
+        let v6 = !tx.dst.is_v4();
+        if !dst.keepable(v6) {
+            return Ok(dst);
+        }
+        let cookie = dst.cookie(v6);
+        let fresh = Kept {
+            key,
+            dst: dst.clone(),
+            cookie,
+        };
+        let replaced = self.kept.lock().replace(fresh);
+        drop(replaced);
+        Ok(dst)
+    }
+}
+
+impl Dst {
+    /// Whether the route is still valid, checked against `cookie` (from
+    /// [`Dst::cookie`] when it was looked up).
+    fn is_valid(&self, cookie: u32) -> bool {
+        // SAFETY: `dst` is a valid route (type invariant).
+        unsafe { sys::rrxe_dst_valid(self.dst.as_ptr(), cookie) }
+    }
+
+    /// Whether the route may be kept for later packets (not an IPv4
+    /// multicast or broadcast route: whether such a route loops a copy
+    /// back to this host is decided at its lookup, from the groups the
+    /// device has joined, which may change without making it stale).
+    fn keepable(&self, v6: bool) -> bool {
+        // SAFETY: `dst` is a valid route (type invariant), an IPv6 one if
+        // `v6`, else an IPv4 one (`lookup` looked it up for that family).
+        unsafe { sys::rrxe_dst_keepable(self.dst.as_ptr(), v6) }
+    }
+
+    /// Whether `other` is a reference on the same route.
+    #[cfg(CONFIG_KUNIT)]
+    pub(super) fn same_as(&self, other: &Dst) -> bool {
+        self.dst == other.dst
+    }
+
+    /// What the route's validity is checked against (an IPv6 route's
+    /// cookie; 0 for IPv4).
+    fn cookie(&self, v6: bool) -> u32 {
+        // SAFETY: `dst` is a valid route (type invariant).
+        unsafe { sys::rrxe_dst_cookie(self.dst.as_ptr(), v6) }
+    }
+}
+
+impl Clone for Dst {
+    fn clone(&self) -> Self {
+        // SAFETY: `dst` is a valid route (type invariant), on which this
+        // takes another reference.
+        unsafe { sys::rrxe_dst_hold(self.dst.as_ptr()) };
+        // INVARIANT: the reference just taken is the clone's.
+        Self { dst: self.dst }
     }
 }

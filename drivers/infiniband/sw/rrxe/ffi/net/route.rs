@@ -9,7 +9,7 @@
 //! receiving tunnel sockets accept for IPv6 too).
 
 use super::{
-    dst::{Dst, UdpTx},
+    dst::{Dst, RouteCache, UdpTx},
     skb::{IPV4_HLEN, IPV6_HLEN, UDP_HLEN},
     NetDev, SkBuff,
 };
@@ -68,7 +68,8 @@ fn ipv6_header(tx: &UdpTx, payload_len: u16) -> [u8; IPV6_HLEN] {
     h
 }
 
-/// Routes `tx.dst` in `ndev`'s namespace, pushes the UDP and IP headers onto
+/// Routes `tx.dst` in `ndev`'s namespace (through `routes` if given: a
+/// sender's last route, kept), pushes the UDP and IP headers onto
 /// `skb` (from [`SkBuff::alloc_udp`], v4 or v6 per `tx.dst`), calls
 /// `seal(ip_header, udp_header, udp_payload)` so the caller can write an
 /// invariant CRC into the payload, then sends it (`ip_local_out` /
@@ -83,6 +84,7 @@ fn ipv6_header(tx: &UdpTx, payload_len: u16) -> [u8; IPV6_HLEN] {
 /// interrupts disabled (the device's transmit path must not be entered so).
 pub(crate) fn send_udp(
     ndev: &NetDev,
+    routes: Option<&RouteCache>,
     mut skb: SkBuff,
     tx: &UdpTx,
     seal: impl FnOnce(&[u8], &[u8; UDP_HLEN], &mut [u8]),
@@ -110,7 +112,10 @@ pub(crate) fn send_udp(
         return Err(EMSGSIZE);
     }
 
-    let dst = Dst::lookup(ndev, tx)?;
+    let dst = match routes {
+        Some(routes) => routes.route(ndev, tx)?,
+        None => Dst::lookup(ndev, tx)?,
+    };
     skb.set_route(ndev, dst, v6);
     skb.push_header(&udp_header(tx, udp_len), false)?;
     skb.push_header(ip_hdr.bytes(), true)?;
@@ -147,8 +152,8 @@ impl IpHeader {
 #[cfg_attr(not(dropin), kunit_tests(rrxe_net_route))]
 #[cfg_attr(dropin, kunit_tests(rrxe_net_route_dropin))]
 mod tests {
-    use super::super::{send_udp, IpAddr, Net, SkBuff, UdpTx};
-    use kernel::error::code::EINVAL;
+    use super::super::{send_udp, IpAddr, Net, RouteCache, SkBuff, UdpTx};
+    use kernel::{error::code::EINVAL, prelude::*};
 
     /// A port no one else uses in the test VM (nothing is sent to it).
     const PORT_V4: u16 = 47_912;
@@ -171,7 +176,51 @@ mod tests {
             flow_label: 0,
         };
         let mut sealed = false;
-        assert_eq!(send_udp(lo, skb, &tx, |_, _, _| sealed = true), Err(EINVAL));
+        assert_eq!(
+            send_udp(lo, None, skb, &tx, |_, _, _| sealed = true),
+            Err(EINVAL)
+        );
         assert!(!sealed);
+    }
+
+    #[test]
+    fn a_kept_route_serves_its_addressing_only() -> Result {
+        let lo = Net::init().loopback();
+        let routes = KBox::pin_init(RouteCache::new(), GFP_KERNEL)?;
+        let mut tx = UdpTx {
+            src: IpAddr::from_v4([127, 0, 0, 1]),
+            dst: IpAddr::from_v4([127, 0, 0, 1]),
+            sport: 1,
+            dport: PORT_V4,
+            tos: 0,
+            ttl: 64,
+            flow_label: 0,
+        };
+        let first = routes.route(lo, &tx)?;
+        assert!(routes.keeps(lo, &tx));
+        // The same addressing: the kept route itself.
+        assert!(routes.route(lo, &tx)?.same_as(&first));
+        // Other fields of the datagram do not change its route.
+        tx.sport = 2;
+        tx.tos = 4;
+        assert!(routes.keeps(lo, &tx));
+        assert!(routes.route(lo, &tx)?.same_as(&first));
+        // Another destination is looked up, and then kept instead.
+        let other = UdpTx {
+            dst: IpAddr::from_v4([127, 0, 0, 2]),
+            ..tx
+        };
+        let second = routes.route(lo, &other)?;
+        assert!(routes.keeps(lo, &other) && !routes.keeps(lo, &tx));
+        assert!(routes.route(lo, &other)?.same_as(&second));
+        // A broadcast route is not kept (nor is a multicast one): whether
+        // it loops back is decided at its lookup.
+        let bcast = UdpTx {
+            dst: IpAddr::from_v4([255, 255, 255, 255]),
+            ..tx
+        };
+        routes.route(lo, &bcast)?;
+        assert!(!routes.keeps(lo, &bcast) && routes.keeps(lo, &other));
+        Ok(())
     }
 }

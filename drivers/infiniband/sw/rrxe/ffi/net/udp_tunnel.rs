@@ -481,7 +481,7 @@ mod tests {
             *b = i as u8;
         }
         let mut sealed = Seen::default();
-        send_udp(lo, skb, tx, |ip, udp, payload| {
+        send_udp(lo, None, skb, tx, |ip, udp, payload| {
             sealed.ip_len = ip.len();
             sealed.ip[..ip.len()].copy_from_slice(ip);
             sealed.udp = *udp;
