@@ -26,7 +26,7 @@ use crate::{
         AhAttr, Event, Operations, PostError, QpAttr, QpHandle, QpInitAttr, RecvWrs, SendWrs,
         SignalType, Udata,
     },
-    ffi::net::{RouteCache, RxQueue, SkbAccount},
+    ffi::net::{RxQueue, SkbAccount},
     ffi::rt::{self, new_spinlock_bh, SoftTimer, TakenIn},
     ffi::rxe_abi::{CreateQpResp, RecvWqe, SendWqe, Sge},
     logic::{
@@ -214,7 +214,6 @@ impl QpInner {
                 rx_runner: RunOnce::new(),
                 flusher: RunOnce::new(),
                 tx: SkbAccount::new()?,
-                routes <- RouteCache::new(),
                 mcast_groups: AtomicU32::new(0),
                 post_end_ns: AtomicU64::new(0),
                 post_cost_ns: AtomicU64::new(0),

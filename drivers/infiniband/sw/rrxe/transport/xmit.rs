@@ -116,12 +116,12 @@ fn seal(ip: &[u8], udp: &[u8; 8], ib: &mut [u8]) {
 }
 
 impl TxPacket {
-    /// Sends the packet from `ndev` along `routes`'s route, counting it,
+    /// Sends the packet from `ndev` (routed through `routes`), counting it,
     /// charged to `owner` until the IP stack frees it.
     pub(crate) fn send<T: SkbOwner>(
         mut self,
         ndev: &NetDev,
-        routes: &RouteCache,
+        routes: &mut RouteCache,
         counters: Tally<'_>,
         owner: &Arc<T>,
     ) {
@@ -170,16 +170,18 @@ impl Outbox {
         drop(self.pkts.push(pkt));
     }
 
-    /// Sends everything, in order, along `routes`, charged to `owner`.
+    /// Sends everything, in order, charged to `owner`. A route is looked
+    /// up once for the packets with one addressing (all of a connected
+    /// QP's), and released at the end.
     pub(crate) fn flush<T: SkbOwner>(
         &mut self,
         ndev: &NetDev,
-        routes: &RouteCache,
         counters: Tally<'_>,
         owner: &Arc<T>,
     ) {
+        let mut routes = RouteCache::new();
         for pkt in self.pkts.drain() {
-            pkt.send(ndev, routes, counters, owner);
+            pkt.send(ndev, &mut routes, counters, owner);
         }
     }
 }

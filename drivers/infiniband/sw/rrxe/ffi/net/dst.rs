@@ -10,9 +10,7 @@ use crate::ffi::sys;
 use core::ptr::NonNull;
 use kernel::{
     error::{code::*, from_err_ptr},
-    new_spinlock_irq,
     prelude::*,
-    sync::SpinLockIrq,
 };
 
 /// Addressing of one datagram.
@@ -45,11 +43,8 @@ pub(super) struct Dst {
 }
 
 // SAFETY: a reference on a route may be used and released from any thread
-// and context (routes are freed after an RCU grace period). An IPv6 route's
-// operations live in its namespace, so it must be released before the
-// namespace exits: rrxe's references are its QPs', and every device of a
-// namespace is unregistered, its QPs destroyed, in the namespace's
-// `pre_exit` (`registry.rs`).
+// and context (routes are freed after an RCU grace period). rrxe holds one
+// only while it sends (the skb's, and a burst's `RouteCache`).
 unsafe impl Send for Dst {}
 
 impl Dst {
@@ -120,59 +115,48 @@ struct Kept {
     cookie: u32,
 }
 
-/// The last route one sender used (a connected QP sends every packet
-/// along one path): looked up again only when the datagram's addressing
-/// differs or the route went stale (the routing tables changed, the device
-/// went down or away: the route's own check, as the kernel's `dst_cache`
-/// uses). A kept route does not hold its device: when a device goes away
-/// the stack moves its routes to the blackhole device.
-#[pin_data]
+/// The route of the last packet of a burst a sender sends in one go (a
+/// QP's outbox, up to 16 packets): the next one with the same addressing
+/// reuses it unless it went stale meanwhile (the route's own check, as
+/// the kernel's `dst_cache` makes). Lives on the sender's stack for the
+/// burst only, so that no route is held between sends.
 pub(crate) struct RouteCache {
-    #[pin]
-    kept: SpinLockIrq<Option<Kept>>,
+    kept: Option<Kept>,
 }
 
 impl RouteCache {
+    /// An empty cache.
+    pub(crate) const fn new() -> Self {
+        Self { kept: None }
+    }
+
     /// Whether the cache keeps a route for `tx` from `ndev`.
     #[cfg(CONFIG_KUNIT)]
     pub(super) fn keeps(&self, ndev: &NetDev, tx: &UdpTx) -> bool {
         let key = RouteKey::of(ndev, tx);
-        self.kept.lock().as_ref().is_some_and(|k| k.key == key)
-    }
-
-    /// An empty cache.
-    pub(crate) fn new() -> impl PinInit<Self> {
-        pin_init!(Self {
-            kept <- new_spinlock_irq!(None),
-        })
+        self.kept.as_ref().is_some_and(|k| k.key == key)
     }
 
     /// The route for `tx` from `ndev`: the kept one if it is for the same
-    /// addressing and still valid, else a new lookup, which is kept.
-    pub(super) fn route(&self, ndev: &NetDev, tx: &UdpTx) -> Result<Dst> {
+    /// addressing and still valid, else a new lookup, which is kept
+    /// (unless it is of a kind never kept: [`Dst::keepable`]; the route
+    /// kept before then stays).
+    pub(super) fn route(&mut self, ndev: &NetDev, tx: &UdpTx) -> Result<Dst> {
         let key = RouteKey::of(ndev, tx);
-        let stale = {
-            let mut kept = self.kept.lock();
-            match kept.as_ref() {
-                Some(k) if k.key == key && k.dst.is_valid(k.cookie) => return Ok(k.dst.clone()),
-                _ => kept.take(),
+        if let Some(k) = &self.kept {
+            if k.key == key && k.dst.is_valid(k.cookie) {
+                return Ok(k.dst.clone());
             }
-        };
-        // Released outside the lock.
-        drop(stale);
+        }
         let dst = Dst::lookup(ndev, tx)?;
         let v6 = !tx.dst.is_v4();
-        if !dst.keepable(v6) {
-            return Ok(dst);
+        if dst.keepable(v6) {
+            self.kept = Some(Kept {
+                key,
+                dst: dst.clone(),
+                cookie: dst.cookie(v6),
+            });
         }
-        let cookie = dst.cookie(v6);
-        let fresh = Kept {
-            key,
-            dst: dst.clone(),
-            cookie,
-        };
-        let replaced = self.kept.lock().replace(fresh);
-        drop(replaced);
         Ok(dst)
     }
 }

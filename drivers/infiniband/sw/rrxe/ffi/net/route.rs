@@ -68,8 +68,8 @@ fn ipv6_header(tx: &UdpTx, payload_len: u16) -> [u8; IPV6_HLEN] {
     h
 }
 
-/// Routes `tx.dst` in `ndev`'s namespace (through `routes` if given: a
-/// sender's last route, kept), pushes the UDP and IP headers onto
+/// Routes `tx.dst` in `ndev`'s namespace (through `routes` if given: the
+/// route of the burst's last packet, kept), pushes the UDP and IP headers onto
 /// `skb` (from [`SkBuff::alloc_udp`], v4 or v6 per `tx.dst`), calls
 /// `seal(ip_header, udp_header, udp_payload)` so the caller can write an
 /// invariant CRC into the payload, then sends it (`ip_local_out` /
@@ -84,7 +84,7 @@ fn ipv6_header(tx: &UdpTx, payload_len: u16) -> [u8; IPV6_HLEN] {
 /// interrupts disabled (the device's transmit path must not be entered so).
 pub(crate) fn send_udp(
     ndev: &NetDev,
-    routes: Option<&RouteCache>,
+    routes: Option<&mut RouteCache>,
     mut skb: SkBuff,
     tx: &UdpTx,
     seal: impl FnOnce(&[u8], &[u8; UDP_HLEN], &mut [u8]),
@@ -186,7 +186,7 @@ mod tests {
     #[test]
     fn a_kept_route_serves_its_addressing_only() -> Result {
         let lo = Net::init().loopback();
-        let routes = KBox::pin_init(RouteCache::new(), GFP_KERNEL)?;
+        let mut routes = RouteCache::new();
         let mut tx = UdpTx {
             src: IpAddr::from_v4([127, 0, 0, 1]),
             dst: IpAddr::from_v4([127, 0, 0, 1]),
