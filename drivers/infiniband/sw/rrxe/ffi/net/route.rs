@@ -158,6 +158,19 @@ mod tests {
     /// A port no one else uses in the test VM (nothing is sent to it).
     const PORT_V4: u16 = 47_912;
 
+    /// A datagram from `src` to `dst`, to [`PORT_V4`].
+    fn udp_tx(src: IpAddr, dst: IpAddr) -> UdpTx {
+        UdpTx {
+            src,
+            dst,
+            sport: 1,
+            dport: PORT_V4,
+            tos: 0,
+            ttl: 64,
+            flow_label: 0,
+        }
+    }
+
     #[test]
     fn mixed_families_are_refused() {
         let lo = Net::init().loopback();
@@ -166,15 +179,7 @@ mod tests {
         };
         let mut lo6 = IpAddr::default();
         lo6.0[15] = 1;
-        let tx = UdpTx {
-            src: lo6,
-            dst: IpAddr::from_v4([127, 0, 0, 1]),
-            sport: 1,
-            dport: PORT_V4,
-            tos: 0,
-            ttl: 64,
-            flow_label: 0,
-        };
+        let tx = udp_tx(lo6, IpAddr::from_v4([127, 0, 0, 1]));
         let mut sealed = false;
         assert_eq!(
             send_udp(lo, None, skb, &tx, |_, _, _| sealed = true),
@@ -187,15 +192,8 @@ mod tests {
     fn a_kept_route_serves_its_addressing_only() -> Result {
         let lo = Net::init().loopback();
         let mut routes = RouteCache::new();
-        let mut tx = UdpTx {
-            src: IpAddr::from_v4([127, 0, 0, 1]),
-            dst: IpAddr::from_v4([127, 0, 0, 1]),
-            sport: 1,
-            dport: PORT_V4,
-            tos: 0,
-            ttl: 64,
-            flow_label: 0,
-        };
+        let lo4 = IpAddr::from_v4([127, 0, 0, 1]);
+        let mut tx = udp_tx(lo4, lo4);
         let first = routes.route(lo, &tx)?;
         assert!(routes.keeps(lo, &tx));
         // The same addressing: the kept route itself.
