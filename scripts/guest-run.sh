@@ -221,6 +221,31 @@ jiffies_now() {
 	awk '/^jiffies:/ { print $2; exit }' /proc/timer_list
 }
 
+# execlog_start, execlog_stop NAME: with RRXE_EXECLOG=1 and RRXE_VM_OUT set,
+# every fork and exec of the script's run
+# goes to $RRXE_VM_OUT/NAME.execs, for tools/testing/exec_counts.py: on the
+# debug kernel a process start costs a tenth of a second (testing.rst,
+# "Where the time goes"), so what a script starts is what it costs.
+execlog_start() {
+	[ -n "${RRXE_EXECLOG:-}" ] && [ -n "${RRXE_VM_OUT:-}" ] || return 0
+	local t=/sys/kernel/tracing
+	echo 0 >$t/tracing_on
+	echo 16384 >$t/buffer_size_kb
+	: >$t/trace
+	echo 1 >$t/events/sched/sched_process_exec/enable
+	echo 1 >$t/events/sched/sched_process_fork/enable
+	echo 1 >$t/tracing_on
+}
+execlog_stop() {
+	[ -n "${RRXE_EXECLOG:-}" ] && [ -n "${RRXE_VM_OUT:-}" ] || return 0
+	local t=/sys/kernel/tracing
+	echo 0 >$t/tracing_on
+	echo 0 >$t/events/sched/sched_process_exec/enable
+	echo 0 >$t/events/sched/sched_process_fork/enable
+	grep -v '^#' $t/trace >"$RRXE_VM_OUT/${1%.sh}.execs"
+	: >$t/trace
+}
+
 # Each script's first jiffy and name, "JIFFIES NAME" a line, for
 # check_leaks; and when the last one ended (date +%s%N).
 script_starts=/run/rrxe-script-starts
@@ -247,8 +272,10 @@ run_one() {
 		run=(bash -c 'exec 9>"$1"; BASH_XTRACEFD=9 PS4="+[\$SECONDS] \${BASH_SOURCE##*/}:\$LINENO: "
 			s=$2; shift 2; set -x; . "$s"' _ "$RRXE_VM_OUT/${name%.sh}.trace" "$script")
 	fi
+	execlog_start
 	timeout -k 10 "$script_timeout" "${run[@]}" "$@" > >(tee "$log") 2>&1
 	rc=$?
+	execlog_stop "$name"
 	last_ended=$(date +%s%N)
 	sleep 0.5
 	# How busy the guest's CPUs were: a script that leaves them idle waits

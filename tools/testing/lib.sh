@@ -130,6 +130,16 @@ poll() {
 absent() { [ ! -e "$1" ]; }
 not() { ! "$@"; }
 
+# matches ERE FILE: a line of FILE matches the extended regular expression
+# ERE (`grep -Eq ERE FILE` without a process, for polls).
+matches() {
+	local line
+	while IFS= read -r line || [ -n "$line" ]; do
+		[[ $line =~ $1 ]] && return 0
+	done 2>/dev/null <"$2"
+	return 1
+}
+
 # gone NAME [TRIES]: waits until RDMA device NAME no longer exists, checking
 # every 0.1 s, for TRIES tenths of a second (default 50, i.e. 5 s) times
 # POLL_SLACK.
@@ -162,12 +172,17 @@ two_hosts() {
 	ip netns add "$n1"
 	ip netns add "$n2"
 	ip link add veth1 netns "$n1" type veth peer name veth2 netns "$n2"
-	ip -n "$n1" addr add "198.18.$net.1/24" dev veth1
-	ip -n "$n2" addr add "198.18.$net.2/24" dev veth2
-	ip -n "$n1" link set veth1 up
-	ip -n "$n2" link set veth2 up
-	ip -n "$n1" link set lo up
-	ip -n "$n2" link set lo up
+	# One `ip` a namespace (-force: every line, as separate commands would).
+	ip -n "$n1" -force -batch - <<-EOF
+		addr add 198.18.$net.1/24 dev veth1
+		link set veth1 up
+		link set lo up
+	EOF
+	ip -n "$n2" -force -batch - <<-EOF
+		addr add 198.18.$net.2/24 dev veth2
+		link set veth2 up
+		link set lo up
+	EOF
 }
 
 finish() {
@@ -236,14 +251,18 @@ rxe_and_rrxe_teardown() {
 # address (::ffff:a.b.c.d), waiting up to 5 s for the GID table to fill.
 roce_v2_ipv4_gid() {
 	local dir=/sys/class/infiniband/$1/ports/1 f n
-	for _ in $(seq 50); do
+	local gid type i
+	for ((i = 0; i < 50; i++)); do
 		for f in "$dir"/gids/*; do
 			n=${f##*/}
-			case $(cat "$f" 2>/dev/null) in
+			gid="" type=""
+			read -r gid 2>/dev/null <"$f"
+			case $gid in
 			0000:0000:0000:0000:0000:ffff:*) ;;
 			*) continue ;;
 			esac
-			if [ "$(cat "$dir/gid_attrs/types/$n" 2>/dev/null)" = "RoCE v2" ]; then
+			read -r type 2>/dev/null <"$dir/gid_attrs/types/$n"
+			if [ "$type" = "RoCE v2" ]; then
 				echo "$n"
 				return 0
 			fi
@@ -253,12 +272,27 @@ roce_v2_ipv4_gid() {
 	return 1
 }
 
-# tcp_listening NS PORT: something listens on TCP PORT in namespace NS
-# (/proc/net/tcp* show the reader's namespace; state 0A is LISTEN).
+# tcp_listening NS PORT [PID]: something listens on TCP PORT in namespace NS
+# (state 0A is LISTEN). With PID, a process in NS (a server just started
+# there), its /proc/PID/net/tcp* are read with no process started: a poll
+# of ours costs nothing, where `ip netns exec` and awk cost a fifth of a
+# second each turn on the debug kernel (testing.rst, "Where the time
+# goes"). Without, /proc/net/tcp* as a process in NS sees them.
 tcp_listening() {
-	ip netns exec "$1" awk -v p="$(printf ':%04X' "$2")" \
-		'substr($2, length($2) - 4) == p && $4 == "0A" { f = 1 } END { exit !f }' \
-		/proc/net/tcp /proc/net/tcp6
+	local hex f addr st
+	printf -v hex ':%04X' "$2"
+	if [ -z "${3:-}" ]; then
+		ip netns exec "$1" awk -v p="$hex" \
+			'substr($2, length($2) - 4) == p && $4 == "0A" { f = 1 } END { exit !f }' \
+			/proc/net/tcp /proc/net/tcp6
+		return
+	fi
+	for f in "/proc/$3/net/tcp" "/proc/$3/net/tcp6"; do
+		while read -r _ addr _ st _; do
+			[[ $addr == *"$hex" && $st == 0A ]] && return 0
+		done 2>/dev/null <"$f"
+	done
+	return 1
 }
 
 # cm_listening NS PORT: an rdma_cm ID listens on PORT in namespace NS.
@@ -367,7 +401,7 @@ pair_down() {
 netns_del_wait() {
 	local ns i=0 s sentinels=() names=()
 	for ns in "$@"; do
-		ip netns list | grep -qw "$ns" || continue
+		[ -e "/run/netns/$ns" ] || continue
 		orphans_go "$ns"
 		i=$((i + 1))
 		# Named after this (sub)shell, as pairings run in subshells of one

@@ -94,21 +94,25 @@ traffic_opts() {
 	return 0
 }
 
-# traffic_listening TOOL PORT [ARGS...]: the server of TOOL listens.
+# traffic_listening [-p PID] TOOL PORT [ARGS...]: the server of TOOL
+# listens. PID, a process in $PAIR_NS2 (the server's), makes the TCP check
+# start no process (tcp_listening).
 traffic_listening() {
+	local pid=
+	[ "$1" = -p ] && { pid=$2; shift 2; }
 	local tool=$1 port=$2
 	shift 2
 	case "$tool $* " in
 	rping* | ucmatose* | *" -R "*) cm_listening "$PAIR_NS2" "$port" ;;
-	*) tcp_listening "$PAIR_NS2" "$port" ;;
+	*) tcp_listening "$PAIR_NS2" "$port" $pid ;;
 	esac
 }
 
 # stop_after PID SECONDS: waits up to SECONDS for PID to exit, then kills
 # it; returns its exit status (124 when it had to be killed).
 stop_after() {
-	local pid=$1
-	for _ in $(seq $(($2 * 5))); do
+	local pid=$1 i
+	for ((i = 0; i < $2 * 5; i++)); do
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.2
 	done
@@ -145,7 +149,7 @@ run_traffic() {
 	# shellcheck disable=SC2086 # the options are word lists
 	ip netns exec "$PAIR_NS2" timeout -k 5 "$timeout" "$tool" "${args[@]}" $sopts >"$so" 2>&1 &
 	srv=$!
-	if ! wait_for 30 traffic_listening "$tool" "$port" "${args[@]}"; then
+	if ! wait_for 30 traffic_listening -p $srv "$tool" "$port" "${args[@]}"; then
 		echo "# $name: the server does not listen after 30 s; starting the client anyway"
 	fi
 	start=$SECONDS
@@ -164,7 +168,7 @@ run_traffic() {
 		why="server did not finish"
 	elif [ $src != 0 ]; then
 		why="server exit $src"
-	elif [ -n "$expect" ] && ! grep -Eq "$expect" "$co"; then
+	elif [ -n "$expect" ] && ! matches "$expect" "$co"; then
 		why="client output lacks /$expect/"
 	fi
 	[ -z "$why" ] && return 0

@@ -58,7 +58,7 @@ wire_cases() {
 	ip netns exec h1 timeout -k 5 300 tcpdump -Z root -i veth1 -n -U -w "$tmp/wire.pcap" udp port 4791 \
 		>"$tmp/tcpdump.log" 2>&1 &
 	tcpdump_pid=$!
-	wait_for 60 grep -q 'listening on' "$tmp/tcpdump.log" || echo "# tcpdump did not say it listens"
+	wait_for 60 matches 'listening on' "$tmp/tcpdump.log" || echo "# tcpdump did not say it listens"
 	traffic=(
 		"rc_pingpong|ibv_rc_pingpong -n 3 -e -c"
 		"ud_pingpong|ibv_ud_pingpong -n 3 -e -c -s 100"

@@ -69,7 +69,7 @@ xfer_start() {
 # fails the route lookup there (ENETUNREACH from ib_core), which a loaded
 # guest met once after a fixed 3 s.
 xfer_started() {
-	wait_for 60 grep -q '<-> server QP' "$XFER_OUT.client" ||
+	wait_for 60 matches '<-> server QP' "$XFER_OUT.client" ||
 		echo "# $1: the transfer did not start within 60 s"
 }
 

@@ -117,7 +117,7 @@ mc_run() {
 	fi
 	ip netns exec "$rns" timeout -k 5 "$T" stdbuf -oL "$@" -m "$group" -b "$rip" >"$ro" 2>&1 &
 	rpid=$!
-	wait_for 30 grep -q "joined" "$ro" || echo "# $name: the receiver has not joined after 30 s"
+	wait_for 30 matches joined "$ro" || echo "# $name: the receiver has not joined after 30 s"
 	ip netns exec "$sns" timeout -k 5 "$T" stdbuf -oL "$@" -m "$group" -b "$sip" -s >"$so" 2>&1
 	src=$?
 	stop_after $rpid 30

@@ -75,22 +75,23 @@ none_left() { ! left "$@" >/dev/null; }
 # random moment, unloaded. One at a time (the module loads once): a cycle
 # waits for another slot's.
 kverbs_cycle() {
-	local n=$1 pause lock=/tmp/rrxe-kverbs-stream.lock t0 t1 said
+	local n=$1 pause nap lock=/tmp/rrxe-kverbs-stream.lock t0 t1 said
 	until mkdir "$lock" 2>/dev/null; do sleep 0.5; done
 	pause=$((RANDOM % 2500))
-	t0=$(date +%s.%N)
+	t0=${EPOCHREALTIME/./}
 	if ! insmod "$stream_ko" devs="$DEV1,$DEV2"; then
 		rmdir "$lock"
 		echo "# cycle $n: insmod of the kernel consumer failed"
 		return 1
 	fi
-	sleep "$((pause / 1000)).$(printf %03d $((pause % 1000)))"
+	printf -v nap '%d.%03d' $((pause / 1000)) $((pause % 1000))
+	sleep "$nap"
 	rmmod rrxe_kverbs_stream
-	t1=$(date +%s.%N)
+	t1=${EPOCHREALTIME/./}
 	said=$(dmesg | sed -n 's/.*kverbs-stream: //p' | tail -2 | paste -sd ';')
 	rmdir "$lock"
 	printf '# cycle %s: kernel consumer, rmmod after %s ms (%s); load to unload %.1f s\n' \
-		"$n" "$pause" "$said" "$(echo "$t1 - $t0" | bc)"
+		"$n" "$pause" "$said" "$((t1 - t0))e-6"
 }
 
 # stuck_stacks N PID...: what the PIDs (the `timeout` wrappers) and their
@@ -113,7 +114,7 @@ stuck_stacks() {
 
 # storm_cycle N: one cycle; prints one comment line.
 storm_cycle() {
-	local n=$1 fam tool args port=$TRAFFIC_PORT srv cli sopts copts victim sig pause t0 t1 t2 t3
+	local n=$1 fam tool args port=$TRAFFIC_PORT srv cli sopts copts victim sig pause nap t0 t1 t2 t3
 	fam=${families[$(((first_family + n - 1) % ${#families[@]}))]}
 	read -r tool args <<<"$fam"
 	[ "$tool" = kverbs ] && { kverbs_cycle "$n"; return; }
@@ -126,24 +127,26 @@ storm_cycle() {
 	# shellcheck disable=SC2086
 	ip netns exec "$PAIR_NS2" timeout -k 2 60 "$tool" $args $sopts >/dev/null 2>&1 &
 	srv=$!
-	t0=$(date +%s.%N)
+	t0=${EPOCHREALTIME/./}
 	# shellcheck disable=SC2086
-	wait_for 20 traffic_listening "$tool" "$port" $args
-	t1=$(date +%s.%N)
+	wait_for 20 traffic_listening -p $srv "$tool" "$port" $args
+	t1=${EPOCHREALTIME/./}
 	# shellcheck disable=SC2086
 	ip netns exec "$PAIR_NS1" timeout -k 2 60 "$tool" $args $copts >/dev/null 2>&1 &
 	cli=$!
 	# Kill at a random moment in the first 2.5 s: during setup, connection
 	# or traffic.
 	pause=$((RANDOM % 2500))
-	sleep "$((pause / 1000)).$(printf %03d $((pause % 1000)))"
-	sig=$([ $((RANDOM % 2)) = 0 ] && echo KILL || echo TERM)
+	printf -v nap '%d.%03d' $((pause / 1000)) $((pause % 1000))
+	sleep "$nap"
+	sig=TERM
+	[ $((RANDOM % 2)) = 0 ] && sig=KILL
 	case $((RANDOM % 3)) in
 	0) victim=server; pkill -"$sig" -P "$srv" ;;
 	1) victim=client; pkill -"$sig" -P "$cli" ;;
 	*) victim=both; pkill -"$sig" -P "$srv"; pkill -"$sig" -P "$cli" ;;
 	esac
-	t2=$(date +%s.%N)
+	t2=${EPOCHREALTIME/./}
 	# The survivor may wait for its peer for a while: end it too.
 	sleep 0.5
 	pkill -KILL -P "$srv" 2>/dev/null
@@ -161,13 +164,13 @@ storm_cycle() {
 	done
 	local polled=$((SECONDS - from))
 	wait "$srv" "$cli" 2>/dev/null
-	t3=$(date +%s.%N)
+	t3=${EPOCHREALTIME/./}
 	# "exit" runs from the signal to the end of the wait; "polled" is the
 	# part spent waiting for the wrappers to go (the rest is pkill, the
 	# shell and the reaping: slow on a loaded debug kernel).
 	printf '# cycle %s: %s (%s), SIG%s to %s after %s ms; listen %.1f s, exit %.1f s (polled %s s)\n' \
 		"$n" "${fam%% -*}" "$args" "$sig" "$victim" "$pause" \
-		"$(echo "$t1 - $t0" | bc)" "$(echo "$t3 - $t2" | bc)" "$polled"
+		"$((t1 - t0))e-6" "$((t3 - t2))e-6" "$polled"
 }
 
 for pair in "${pairs[@]}"; do

@@ -311,33 +311,58 @@ nfs_mount() {
 		{ echo "rsize/wsize not $1: $o"; return 1; }
 }
 
-# The mount's block in /proc/self/mountstats.
-mstats() { awk -v m="$mnt" '$1 == "device" { on = ($5 == m) } on' /proc/self/mountstats; }
-# The RPC-over-RDMA transport line (xprt_rdma_print_stats): after "xprt:
-# rdma", 10 generic counters, then read, write and reply chunks.
-xprt_line() { mstats | awk '$1 == "xprt:" && $2 == "rdma"'; }
+# mstats KEY: the words of the last line of the mount's block in
+# /proc/self/mountstats whose first word is KEY (e.g. "opts:"), in the
+# array MS, or fails. Read in this shell: the counters are taken around
+# every transfer, and on the debug kernel each awk cost a fifth of a
+# second (testing.rst, "Where the time goes").
+mstats() {
+	local line w on=0 found=1
+	MS=()
+	while IFS= read -r line; do
+		read -ra w <<<"$line"
+		if [ "${w[0]:-}" = device ]; then
+			on=0
+			[ "${w[4]:-}" = "$mnt" ] && on=1
+		elif [ $on = 1 ] && [ "${w[0]:-}" = "$1" ]; then
+			MS=("${w[@]}")
+			found=0
+		fi
+	done </proc/self/mountstats
+	return $found
+}
+# xprt_line: the RPC-over-RDMA transport line (xprt_rdma_print_stats) in
+# MS: after "xprt: rdma", 10 generic counters, then read, write and reply
+# chunks.
+xprt_line() { mstats xprt: && [ "${MS[1]}" = rdma ]; }
 # The transport, the version in the "opts:" line and, for NFSv4, the
 # "nfsv4:" line (nfs_show_stats): an NFSv4.1+ session, and the lease time
 # the server gave (nfsv4leasetime).
 mountstats_rdma() {
 	local x o v4
-	x=$(xprt_line)
-	[ -n "$x" ] || { echo "no xprt: rdma line: $(mstats | grep 'xprt:')"; return 1; }
-	o=$(mstats | awk '$1 == "opts:" { print $2 }')
+	xprt_line || { echo "no xprt: rdma line: $(mstats xprt: && echo "${MS[*]}")"; return 1; }
+	x="${MS[*]}"
+	mstats opts:
+	o=${MS[1]:-}
 	[[ ",$o," == *",vers=$MVERS,"* ]] || { echo "mountstats opts: not vers=$MVERS: $o"; return 1; }
-	echo "# mountstats: vers=$MVERS,$(echo "$x" | tr -s '\t ' ' ')"
+	echo "# mountstats: vers=$MVERS, $x"
 	[ "$MVERS" != 3 ] || return 0
-	v4=$(mstats | awk '$1 == "nfsv4:" { $1 = ""; print }')
+	mstats nfsv4:
+	v4=" ${MS[*]:1}"
 	[[ ",${v4# }," == *",sessions,"* ]] || { echo "no NFSv4 session in mountstats: nfsv4:$v4"; return 1; }
-	echo "# mountstats nfsv4: sessions, $(echo "$v4" | grep -o 'lease_time=[0-9]*')"
+	[[ $v4 =~ lease_time=[0-9]* ]]
+	echo "# mountstats nfsv4: sessions, ${BASH_REMATCH[0]}"
 }
 # counters: "READ-ops WRITE-ops read-chunks write-chunks reply-chunks
 # server-RDMA-READs server-RDMA-WRITEs", all counted since boot or mount.
 counters() {
-	local x
-	x=$(xprt_line)
-	echo "$(mstats | awk '$1 == "READ:" { r = $2 } $1 == "WRITE:" { w = $2 } END { print r + 0, w + 0 }')" \
-		"$(echo "$x" | awk '{ print $13, $14, $15 }')" "$(cat $svc/rdma_stat_read) $(cat $svc/rdma_stat_write)"
+	local r=0 w=0 x="" sr sw
+	mstats READ: && r=${MS[1]}
+	mstats WRITE: && w=${MS[1]}
+	xprt_line && x="${MS[12]} ${MS[13]} ${MS[14]}"
+	read -r sr <$svc/rdma_stat_read
+	read -r sw <$svc/rdma_stat_write
+	echo "$r $w $x $sr $sw"
 }
 
 # bounded CMD...: CMD, given 120 s. An NFS client waiting for its server
