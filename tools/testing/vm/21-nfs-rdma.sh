@@ -317,15 +317,15 @@ nfs_mount() {
 # every transfer, and on the debug kernel each awk cost a fifth of a
 # second (testing.rst, "Where the time goes").
 mstats() {
-	local line w on=0 found=1
+	local line f on=0 found=1
 	MS=()
 	while IFS= read -r line; do
-		read -ra w <<<"$line"
-		if [ "${w[0]:-}" = device ]; then
+		read -ra f <<<"$line"
+		if [ "${f[0]:-}" = device ]; then
 			on=0
-			[ "${w[4]:-}" = "$mnt" ] && on=1
-		elif [ $on = 1 ] && [ "${w[0]:-}" = "$1" ]; then
-			MS=("${w[@]}")
+			[ "${f[4]:-}" = "$mnt" ] && on=1
+		elif [ $on = 1 ] && [ "${f[0]:-}" = "$1" ]; then
+			MS=("${f[@]}")
 			found=0
 		fi
 	done </proc/self/mountstats
