@@ -62,7 +62,7 @@ check_dmesg() {
 # counted here. KUnit prints a one-case suite's "pass:1" line only because
 # vm-run.sh boots with kunit.stats_enabled=2.
 RRXE_KUNIT_SUITES="rrxe_rxe_abi_icrc:1 rrxe_ib:1 rrxe_ib_odp:1 rrxe_dev_params:2 rrxe_dev_counters:3
-	rrxe_dev_irq_table:1 rrxe_mem_mr:6 rrxe_mem_mw:1 rrxe_net_skb:2 rrxe_net_udp_tunnel:3 rrxe_net_route:2
+	rrxe_dev_irq_table:1 rrxe_mem_mr:6 rrxe_mem_mw:1 rrxe_net_skb:2 rrxe_net_udp_tunnel:3 rrxe_net_route:3
 	rrxe_rt_time:1 rrxe_rt_work:1 rrxe_rt_timer:3 rrxe_rt_array:2 rrxe_rt_lock:1"
 
 # check_kunit [SUFFIX [NOTE]]: every suite of RRXE_KUNIT_SUITES, its name

@@ -26,7 +26,7 @@ use crate::{
         AhAttr, Event, Operations, PostError, QpAttr, QpHandle, QpInitAttr, RecvWrs, SendWrs,
         SignalType, Udata,
     },
-    ffi::net::{RxQueue, SkbAccount},
+    ffi::net::{RouteSlot, RxQueue, SkbAccount},
     ffi::rt::{self, new_spinlock_bh, SoftTimer, TakenIn},
     ffi::rxe_abi::{CreateQpResp, RecvWqe, SendWqe, Sge},
     logic::{
@@ -214,6 +214,7 @@ impl QpInner {
                 rx_runner: RunOnce::new(),
                 flusher: RunOnce::new(),
                 tx: SkbAccount::new()?,
+                routes <- RouteSlot::new(),
                 mcast_groups: AtomicU32::new(0),
                 post_end_ns: AtomicU64::new(0),
                 post_cost_ns: AtomicU64::new(0),
@@ -367,6 +368,9 @@ impl QpInner {
         rt::cancel_work_sync::<_, 6>(self);
         self.rxq.purge();
         self.tx.close();
+        // Nothing sends for the QP any more; its route goes now (an IPv6
+        // route must not outlive its namespace: `Dst`).
+        self.routes.clear();
         // Released here, not with the last reference: their mmap entries
         // belong to the process's user context, which may go right after.
         let sq = self.sq.lock().take();

@@ -264,7 +264,7 @@ impl QpInner {
     /// queue the retransmit timer; queue the end of an RNR wait; report SQ
     /// drained; flush the queues into ERR.
     fn apply(self: &Arc<Self>, fx: &mut Effects, ndev: &NetDev, tally: Tally<'_>) {
-        fx.out.flush(ndev, tally, self);
+        fx.out.flush(ndev, &self.routes, tally, self);
         if fx.srq_limit_reached {
             if let Some(srq) = &self.srq {
                 srq.report_limit();

@@ -11,7 +11,7 @@
 use crate::{
     dev::counters::{Counter, Tally},
     dev::path::Path,
-    ffi::net::{send_udp, NetDev, RouteCache, SkBuff, SkbOwner, UdpTx},
+    ffi::net::{send_udp, NetDev, RouteCache, RouteSlot, SkBuff, SkbOwner, UdpTx},
     ffi::rt::{self, Sink},
     ffi::rxe_abi::KernelCrc32,
     proto::{
@@ -170,18 +170,23 @@ impl Outbox {
         drop(self.pkts.push(pkt));
     }
 
-    /// Sends everything, in order, charged to `owner`. A route is looked
-    /// up once for the packets with one addressing (all of a connected
-    /// QP's), and released at the end.
+    /// Sends everything, in order, charged to `owner`, along the route
+    /// parked in `slot` while the addressing is the same (all of a
+    /// connected QP's packets), which is parked back at the end.
     pub(crate) fn flush<T: SkbOwner>(
         &mut self,
         ndev: &NetDev,
+        slot: &RouteSlot,
         counters: Tally<'_>,
         owner: &Arc<T>,
     ) {
-        let mut routes = RouteCache::new();
+        if self.pkts.is_empty() {
+            return;
+        }
+        let mut routes = slot.take();
         for pkt in self.pkts.drain() {
             pkt.send(ndev, &mut routes, counters, owner);
         }
+        slot.park(routes);
     }
 }

@@ -6,6 +6,7 @@
 //! [`Dst`], so it lives apart from either.
 
 use super::{IpAddr, NetDev};
+use crate::ffi::rt::{new_spinlock_bh, SpinLockBh, TakenIn};
 use crate::ffi::sys;
 use core::ptr::NonNull;
 use kernel::{
@@ -43,8 +44,12 @@ pub(super) struct Dst {
 }
 
 // SAFETY: a reference on a route may be used and released from any thread
-// and context (routes are freed after an RCU grace period). rrxe holds one
-// only while it sends (the skb's, and a burst's `RouteCache`).
+// and context (routes are freed after an RCU grace period). An IPv6
+// route's operations live in its namespace, so it must be released before
+// the namespace exits: rrxe's references are the skbs' (freed before the
+// device can go), a pass's `RouteCache` and a QP's `RouteSlot`, which
+// `destroy_qp` empties; every device of a namespace is unregistered, its
+// QPs destroyed, in the namespace's `pre_exit` (`registry.rs`).
 unsafe impl Send for Dst {}
 
 impl Dst {
@@ -115,13 +120,66 @@ struct Kept {
     cookie: u32,
 }
 
-/// The route of the last packet of a burst a sender sends in one go (a
-/// QP's outbox, up to 16 packets): the next one with the same addressing
-/// reuses it unless it went stale meanwhile (the route's own check, as
-/// the kernel's `dst_cache` makes). Lives on the sender's stack for the
-/// burst only, so that no route is held between sends.
+/// The route of the last packet a sender sent: the next one with the same
+/// addressing reuses it unless it went stale meanwhile (the route's own
+/// check, as the kernel's `dst_cache` makes). Lives on the sender's stack
+/// for one pass (a QP's outbox, up to 16 packets) and is parked in the
+/// sender's [`RouteSlot`] between passes.
 pub(crate) struct RouteCache {
     kept: Option<Kept>,
+}
+
+/// Where a sender's [`RouteCache`] waits between passes, so that a
+/// connected QP looks its path up once, not once per pass (an ACK is a
+/// pass of its own), as C rxe keeps one route in its QP's socket. A pass
+/// takes the route out and parks it back at its end: the lock is held for
+/// a move, not for the sends, and two passes at once (the requester on one
+/// CPU, an ACK on another) each use their own. A kept route does not hold
+/// its device back when it goes away: the stack moves its routes to the
+/// blackhole device, and the route's check then fails.
+#[pin_data]
+pub(crate) struct RouteSlot {
+    /// Taken in softirqs and process context, never with interrupts off
+    /// (sending must not be entered so: [`super::send_udp`]).
+    #[pin]
+    parked: SpinLockBh<Option<Kept>>,
+}
+
+impl RouteSlot {
+    /// An empty slot.
+    pub(crate) fn new() -> impl PinInit<Self> {
+        pin_init!(Self {
+            parked <- new_spinlock_bh!(None, TakenIn::Softirq),
+        })
+    }
+
+    /// The parked route, as a cache for one pass; the slot is left empty.
+    pub(crate) fn take(&self) -> RouteCache {
+        RouteCache {
+            kept: self.parked.lock().take(),
+        }
+    }
+
+    /// Parks a pass's route, unless another pass parked one meanwhile
+    /// (which stays: both are as fresh); what is not parked is released
+    /// after the lock.
+    pub(crate) fn park(&self, cache: RouteCache) {
+        let mut left = cache.kept;
+        {
+            let mut parked = self.parked.lock();
+            if parked.is_none() {
+                *parked = left.take();
+            }
+        }
+        drop(left);
+    }
+
+    /// Releases the parked route (the sender is going away: an IPv6
+    /// route must not outlive its namespace).
+    pub(crate) fn clear(&self) {
+        let gone = self.parked.lock().take();
+        drop(gone);
+    }
 }
 
 impl RouteCache {

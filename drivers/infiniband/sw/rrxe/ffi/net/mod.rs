@@ -20,7 +20,7 @@ mod skb;
 mod udp_tunnel;
 
 pub(crate) use addr::IpAddr;
-pub(crate) use dst::{RouteCache, UdpTx};
+pub(crate) use dst::{RouteCache, RouteSlot, UdpTx};
 pub(crate) use netdev::{NetDev, NetDevRef};
 pub(crate) use netns::Net;
 pub(crate) use notifier::{NetdevEvent, NetdevEvents, NetdevNotifier};

@@ -69,7 +69,7 @@ fn ipv6_header(tx: &UdpTx, payload_len: u16) -> [u8; IPV6_HLEN] {
 }
 
 /// Routes `tx.dst` in `ndev`'s namespace (through `routes` if given: the
-/// route of the burst's last packet, kept), pushes the UDP and IP headers onto
+/// route of the sender's last packet, kept), pushes the UDP and IP headers onto
 /// `skb` (from [`SkBuff::alloc_udp`], v4 or v6 per `tx.dst`), calls
 /// `seal(ip_header, udp_header, udp_payload)` so the caller can write an
 /// invariant CRC into the payload, then sends it (`ip_local_out` /
@@ -152,7 +152,7 @@ impl IpHeader {
 #[cfg_attr(not(dropin), kunit_tests(rrxe_net_route))]
 #[cfg_attr(dropin, kunit_tests(rrxe_net_route_dropin))]
 mod tests {
-    use super::super::{send_udp, IpAddr, Net, RouteCache, SkBuff, UdpTx};
+    use super::super::{send_udp, IpAddr, Net, RouteCache, RouteSlot, SkBuff, UdpTx};
     use kernel::{error::code::EINVAL, prelude::*};
 
     /// A port no one else uses in the test VM (nothing is sent to it).
@@ -219,6 +219,34 @@ mod tests {
         };
         routes.route(lo, &bcast)?;
         assert!(!routes.keeps(lo, &bcast) && routes.keeps(lo, &other));
+        Ok(())
+    }
+
+    #[test]
+    fn a_parked_route_waits_for_the_next_pass() -> Result {
+        let lo = Net::init().loopback();
+        let slot = KBox::pin_init(RouteSlot::new(), GFP_KERNEL)?;
+        let lo4 = IpAddr::from_v4([127, 0, 0, 1]);
+        let tx = udp_tx(lo4, lo4);
+        // A pass looks the route up and parks it.
+        let mut pass = slot.take();
+        let first = pass.route(lo, &tx)?;
+        slot.park(pass);
+        // The next pass finds it; a pass at the same time finds none.
+        let next = slot.take();
+        assert!(next.keeps(lo, &tx));
+        let mut other = slot.take();
+        assert!(!other.keeps(lo, &tx));
+        // Both park: the first parked stays.
+        other.route(lo, &tx)?;
+        slot.park(next);
+        slot.park(other);
+        let mut again = slot.take();
+        assert!(again.route(lo, &tx)?.same_as(&first));
+        slot.park(again);
+        // Cleared, the slot is empty.
+        slot.clear();
+        assert!(!slot.take().keeps(lo, &tx));
         Ok(())
     }
 }

@@ -12,7 +12,7 @@
 use super::{run_once::RunOnce, state::QpState_};
 use crate::{
     ffi::ib::{QpCap, QpHandle},
-    ffi::net::{RxQueue, SkbAccount},
+    ffi::net::{RouteSlot, RxQueue, SkbAccount},
     ffi::rt::{SoftTimer, SpinLockBh},
     logic::qp_state::QpType,
     queues::cq::CqInner,
@@ -152,6 +152,11 @@ pub(crate) struct QpInner {
     pub(in crate::transport) flusher: RunOnce,
     /// The socket buffers this QP has in the IP stack.
     pub(in crate::transport) tx: SkbAccount<QpInner>,
+    /// The route of the QP's last packet, kept for the next ones between
+    /// passes (a connected QP's all take one path; a datagram QP's while
+    /// it sends to one peer); emptied by `destroy`.
+    #[pin]
+    pub(in crate::transport) routes: RouteSlot,
     /// How many multicast groups the QP is attached to (the device's
     /// multicast table counts them here).
     pub(in crate::transport) mcast_groups: AtomicU32,
