@@ -45,8 +45,8 @@ pub(super) struct Dst {
 
 // SAFETY: a reference on a route may be used and released from any thread
 // and context (routes are freed after an RCU grace period). An IPv6
-// route's operations live in its namespace, so it must be released before
-// the namespace exits: rrxe's references are the skbs' (freed before the
+// route's operations live in its namespace (an IPv4 xfrm bundle's too), so
+// it must be released before the namespace exits: rrxe's references are the skbs' (freed before the
 // device can go), a pass's `RouteCache` and a QP's `RouteSlot`, which
 // `destroy_qp` empties; every device of a namespace is unregistered, its
 // QPs destroyed, in the namespace's `pre_exit` (`registry.rs`).
@@ -160,11 +160,13 @@ impl RouteSlot {
         }
     }
 
-    /// Parks a pass's route, unless another pass parked one meanwhile
-    /// (which stays: both are as fresh); what is not parked is released
-    /// after the lock.
+    /// Parks a pass's route, unless another pass parked one meanwhile:
+    /// the first parked stays, the other is released (after the lock).
     pub(crate) fn park(&self, cache: RouteCache) {
         let mut left = cache.kept;
+        if left.is_none() {
+            return;
+        }
         {
             let mut parked = self.parked.lock();
             if parked.is_none() {
@@ -197,12 +199,14 @@ impl RouteCache {
 
     /// The route for `tx` from `ndev`: the kept one if it is for the same
     /// addressing and still valid, else a new lookup, which is kept
-    /// (unless it is of a kind never kept: [`Dst::keepable`]; the route
-    /// kept before then stays).
+    /// (unless it is of a kind never kept: [`Dst::keepable`]; a valid
+    /// route kept before then stays, a stale one goes).
     pub(super) fn route(&mut self, ndev: &NetDev, tx: &UdpTx) -> Result<Dst> {
         let key = RouteKey::of(ndev, tx);
         if let Some(k) = &self.kept {
-            if k.key == key && k.dst.is_valid(k.cookie) {
+            if !k.dst.is_valid(k.cookie) {
+                self.kept = None;
+            } else if k.key == key {
                 return Ok(k.dst.clone());
             }
         }

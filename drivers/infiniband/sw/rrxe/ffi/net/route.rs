@@ -228,21 +228,22 @@ mod tests {
         let slot = KBox::pin_init(RouteSlot::new(), GFP_KERNEL)?;
         let lo4 = IpAddr::from_v4([127, 0, 0, 1]);
         let tx = udp_tx(lo4, lo4);
+        let tx2 = udp_tx(lo4, IpAddr::from_v4([127, 0, 0, 2]));
         // A pass looks the route up and parks it.
         let mut pass = slot.take();
-        let first = pass.route(lo, &tx)?;
+        pass.route(lo, &tx)?;
         slot.park(pass);
         // The next pass finds it; a pass at the same time finds none.
         let next = slot.take();
         assert!(next.keeps(lo, &tx));
         let mut other = slot.take();
         assert!(!other.keeps(lo, &tx));
-        // Both park: the first parked stays.
-        other.route(lo, &tx)?;
+        // Both park, the first one first: its route stays.
+        other.route(lo, &tx2)?;
         slot.park(next);
         slot.park(other);
-        let mut again = slot.take();
-        assert!(again.route(lo, &tx)?.same_as(&first));
+        let again = slot.take();
+        assert!(again.keeps(lo, &tx) && !again.keeps(lo, &tx2));
         slot.park(again);
         // Cleared, the slot is empty.
         slot.clear();
