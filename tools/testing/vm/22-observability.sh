@@ -41,18 +41,21 @@ t0=$SECONDS
 # An RC ping-pong long enough to be read mid-flight.
 ibv_rc_pingpong -d obs0 -g "$gid" -n 300 >/tmp/pp.server 2>&1 &
 srv=$!
-wait_for 20 sh -c "grep -q ':4853 00000000:0000 0A' /proc/net/tcp /proc/net/tcp6"
+wait_for 20 tcp_listening "" 18515 $srv
 ibv_rc_pingpong -d obs0 -g "$gid" -n 300 198.18.0.1 >/tmp/pp.client 2>&1 &
 cli=$!
+# two_rts: two QP files say RC and RTS in their first line (read in bash:
+# a poll of ours starts no process).
+two_rts() {
+	local f line n=0
+	for f in "$dir"/qp*; do
+		read -r line 2>/dev/null <"$f" || continue
+		[[ $line =~ ^qp\ [0-9]+\ Rc\ Rts ]] && n=$((n + 1))
+	done
+	[ $n -ge 2 ]
+}
 seen=
-for _ in $(seq 100); do
-	n=$(grep -l '^qp [0-9]* Rc Rts' $dir/qp* 2>/dev/null | wc -l)
-	if [ "$n" -ge 2 ]; then
-		seen=1
-		break
-	fi
-	sleep 0.1
-done
+poll $((100 * POLL_SLACK)) 0.1 two_rts && seen=1
 check "two RC QPs in RTS, each with a file" test -n "$seen"
 f=$(grep -l '^qp [0-9]* Rc Rts' $dir/qp* 2>/dev/null | head -1)
 # One read, kept: the ping-pong may end (and its files go) meanwhile.
