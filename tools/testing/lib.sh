@@ -273,8 +273,9 @@ roce_v2_ipv4_gid() {
 }
 
 # tcp_listening NS PORT [PID]: something listens on TCP PORT in namespace NS
-# (state 0A is LISTEN). With PID, a process in NS (a server just started
-# there), its /proc/PID/net/tcp* are read with no process started: a poll
+# (state 0A is LISTEN; NS empty with PID: the script's own). With PID, a
+# process in NS (a server just started there), its /proc/PID/net/tcp* are
+# read with no process started, once the process is in NS: a poll
 # of ours costs nothing, where `ip netns exec` and awk cost a fifth of a
 # second each turn on the debug kernel (testing.rst, "Where the time
 # goes"). Without, /proc/net/tcp* as a process in NS sees them.
@@ -286,6 +287,13 @@ tcp_listening() {
 			'substr($2, length($2) - 4) == p && $4 == "0A" { f = 1 } END { exit !f }' \
 			/proc/net/tcp /proc/net/tcp6
 		return
+	fi
+	# Until `ip netns exec` has entered NS, the process's tables are the
+	# script's namespace's: not an answer for NS (empty: this namespace).
+	if [ -n "$1" ]; then
+		[ "/proc/$3/ns/net" -ef "/run/netns/$1" ] || return 1
+	else
+		[ "/proc/$3/ns/net" -ef "/proc/$$/ns/net" ] || return 1
 	fi
 	for f in "/proc/$3/net/tcp" "/proc/$3/net/tcp6"; do
 		while read -r _ addr _ st _; do
