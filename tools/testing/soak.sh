@@ -31,7 +31,8 @@
 # pinned with FOLL_PIN (ib_umem_get's pin_user_pages: nr_foll_pin_acquired
 # minus nr_foll_pin_released in /proc/vmstat) exactly as before; Mlocked
 # and Unevictable exactly as before; the live slab objects (the sum of
-# active_objs x objsize in /proc/slabinfo) within RRXE_SOAK_SLAB_OBJ_KB and
+# active_objs x objsize in /proc/slabinfo, but the debug tools' own caches)
+# within RRXE_SOAK_SLAB_OBJ_KB and
 # SUnreclaim within RRXE_SOAK_SUNRECLAIM_KB of where they started
 # (Documentation/testing.rst, "tools/testing/soak.sh", says why). The
 # caches that grew most are printed.
@@ -75,7 +76,8 @@ echo "# seed $seed; pairings ${pairs[*]}; $secs s a pairing with rrxe ($control_
 
 # The workload families of slots 2 and up (slot 1 always runs the first).
 # DUR: a perftest duration, drawn per run. rping and ucmatose run by count,
-# within the time limit of a run (DUR + 60 s): rping's 30 round trips take
+# within the time limit of a run (DUR + 60 s; ucmatose's 100 messages on 4
+# connections once overran it too): rping's 30 round trips take
 # 5-15 s on the debug kernel under 3 % loss, where every lost packet costs
 # a retransmit timeout (rdma_cm's 0.5 s) and each round trip is eight
 # packets or more; 100 took 18-39 s on either driver there (2026-11-28),
@@ -87,7 +89,7 @@ families=(
 	"ib_read_bw -q 2 -D DUR"
 	"ib_send_bw -R -D DUR"
 	"rping -V -C 30 -S 1024"
-	"ucmatose -c 4 -C 100 -S 4096"
+	"ucmatose -c 4 -C 30 -S 4096"
 )
 # What a tool prints when the data it checked was wrong: never acceptable,
 # whatever the wire did (rrxe_xfer's FAIL lines, rping -V's).
@@ -128,7 +130,12 @@ snapshot() {
 		awk '$1 ~ /^(Slab|SUnreclaim|SReclaimable|MemAvailable|Mlocked|Unevictable|Percpu|VmallocUsed):$/ {
 			sub(":", "", $1); print $1, $2 }' /proc/meminfo
 		echo "Pins $(pins)"
-		awk 'NR > 2 { s += $2 * $4 } END { printf "SlabObjects %d\n", s / 1024 }' /proc/slabinfo
+		# The debug tools' own metadata is not the soak's: debugobjects
+		# keeps a pool sized by the most objects it tracked at once (30
+		# minutes of traffic grew it by 1.3 MB), kmemleak an object per
+		# allocation it tracks. Counted apart.
+		awk 'NR > 2 { if ($1 ~ /^(debug_objects_cache|kmemleak_object)$/) d += $2 * $4; else s += $2 * $4 }
+			END { printf "SlabObjects %d\nDebugSlabObjects %d\n", s / 1024, d / 1024 }' /proc/slabinfo
 		echo "SettleSecs $((SECONDS - t0))"
 	} >"$1"
 	awk 'NR > 2 { print $1, $2, $4 }' /proc/slabinfo >"$1.slab"
@@ -181,10 +188,12 @@ gone_or_listening() {
 }
 
 # reap PID SECS: waits up to SECS for PID, then TERM, 5 s, KILL, 30 s.
-# Returns its exit status, 124 if it had to be signalled, 255 if it is
-# still there (not reaped: a wait would hang the script).
+# Returns its exit status, 124 if it had to be signalled; sets REAP_STUCK
+# to 1 (else 0) if it is still there (not reaped: a wait would hang the
+# script). Not an exit status: rping exits 255 (-1) on its own errors.
 reap() {
 	local pid=$1 end=$((SECONDS + $2)) sig
+	REAP_STUCK=0
 	for sig in none TERM KILL; do
 		[ "$sig" != none ] && kill -"$sig" "$pid" 2>/dev/null
 		while kill -0 "$pid" 2>/dev/null && [ $SECONDS -lt $end ]; do sleep 0.5; done
@@ -196,7 +205,8 @@ reap() {
 		fi
 		if [ "$sig" = none ]; then end=$((SECONDS + 5)); else end=$((SECONDS + 30)); fi
 	done
-	return 255
+	REAP_STUCK=1
+	return 124
 }
 
 # soak_run SLOT RUN FAMILY: one run of a workload; appends one line to
@@ -206,7 +216,7 @@ reap() {
 # not be ended), corrupt (a tool found wrong data).
 soak_run() {
 	local s=$1 n=$2 fam=$3 tool args port name so co srv cli sopts copts dur limit
-	local start t_kill='' said=0 crc=0 src=0 outcome verified=0 mark
+	local start t_kill='' said=0 crc=0 src=0 outcome verified=0 mark cstuck=0 sstuck=0
 	read -r tool args <<<"$fam"
 	dur=$((2 + RANDOM % (phase_secs / 2 > 1 ? phase_secs / 2 : 1)))
 	args=${args//DUR/$dur}
@@ -249,7 +259,7 @@ soak_run() {
 			[ $((SECONDS - start)) -ge $((limit + 40)) ] && break
 		done
 		if kill -0 "$cli" 2>/dev/null; then
-			crc=255
+			crc=124 cstuck=1
 			stacks "$name (stuck)" "$srv" "$cli" >>"$pdir/notes"
 		else
 			wait "$cli"
@@ -261,12 +271,13 @@ soak_run() {
 	fi
 	reap "$srv" $((crc == 0 ? 20 : 5))
 	src=$?
-	[ $src = 255 ] && stacks "$name server (stuck)" "$srv" >>"$pdir/notes"
+	sstuck=$REAP_STUCK
+	[ $sstuck = 1 ] && stacks "$name server (stuck)" "$srv" >>"$pdir/notes"
 	echo "$n" >"$pdir/cur.$s.new" && mv "$pdir/cur.$s.new" "$pdir/cur.$s"
 	verified=$(sed -n 's/^xfer: \(write\|read\|send\) \([0-9]*\) bytes verified.*/\2/p' "$co" | paste -sd+ | bc)
 	if grep -Eq "$corrupt_re" "$so" "$co"; then
 		outcome=corrupt
-	elif [ $crc = 255 ] || [ $src = 255 ]; then
+	elif [ $cstuck = 1 ] || [ $sstuck = 1 ]; then
 		outcome=stuck
 	elif [ -e "$mark" ]; then
 		outcome=killed
@@ -556,7 +567,7 @@ compare() {
 	r check "$pair: SUnreclaim within $unrecl_tol_kb kB of the start ($b -> $a kB, $((a - b)))" \
 		test $((a - b)) -le "$unrecl_tol_kb"
 	memfig="$(val "$1" Pins) -> $(val "$2" Pins)|$((a - $(val "$1" SUnreclaim)))|$(($(val "$2" SlabObjects) - $(val "$1" SlabObjects)))"
-	for k in Slab SReclaimable MemAvailable Percpu VmallocUsed SettleSecs; do
+	for k in Slab SReclaimable DebugSlabObjects MemAvailable Percpu VmallocUsed SettleSecs; do
 		echo "# $pair: $k $(val "$1" $k) -> $(val "$2" $k)"
 	done
 	echo "# $pair: the slab caches that grew most (live objects):"
