@@ -46,10 +46,11 @@ pub(super) struct Dst {
 // SAFETY: a reference on a route may be used and released from any thread
 // and context (routes are freed after an RCU grace period). An IPv6
 // route's operations live in its namespace (an IPv4 xfrm bundle's too), so
-// it must be released before the namespace exits: rrxe's references are the skbs' (freed before the
-// device can go), a pass's `RouteCache` and a QP's `RouteSlot`, which
-// `destroy_qp` empties; every device of a namespace is unregistered, its
-// QPs destroyed, in the namespace's `pre_exit` (`registry.rs`).
+// it must be released before the namespace exits: rrxe's references are
+// the skbs' (freed before the device can go), a pass's `RouteCache` and a
+// QP's `RouteSlot`, which `destroy_qp` empties; every device of a
+// namespace is unregistered, its QPs destroyed, in the namespace's
+// `pre_exit` (`registry.rs`).
 unsafe impl Send for Dst {}
 
 impl Dst {
@@ -136,7 +137,7 @@ pub(crate) struct RouteCache {
 /// a move, not for the sends, and two passes at once (the requester on one
 /// CPU, an ACK on another) each use their own. A kept route does not hold
 /// its device back when it goes away: the stack moves its routes to the
-/// blackhole device, and the route's check then fails.
+/// blackhole device and marks them dead, so that the route's check fails.
 #[pin_data]
 pub(crate) struct RouteSlot {
     /// Taken in softirqs and process context, never with interrupts off
