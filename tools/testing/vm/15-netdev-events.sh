@@ -57,7 +57,7 @@ xfer_start() {
 	ip netns exec "$PAIR_NS2" timeout -k 5 130 "$xfer" -t 120 -d "$DEV2" -g "$GID2" -p "$port" \
 		>"$XFER_OUT.server" 2>&1 &
 	XFER_SRV=$!
-	wait_for 30 tcp_listening "$PAIR_NS2" "$port" || echo "# $name: the server does not listen"
+	wait_for 30 tcp_listening "$PAIR_NS2" "$port" "$XFER_SRV" || echo "# $name: the server does not listen"
 	ip netns exec "$PAIR_NS1" timeout -k 5 130 "$xfer" -t 120 -d "$DEV1" -g "$GID1" -p "$port" \
 		-b "$b" -s 3 "$@" "$PAIR_IP2" >"$XFER_OUT.client" 2>&1 &
 	XFER_CLI=$!

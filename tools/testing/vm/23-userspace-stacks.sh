@@ -239,7 +239,7 @@ qperf_server() {
 	[ -n "$QPERF_PID" ] && return 0
 	ip netns exec "$PAIR_NS2" qperf -lp "$QPERF_PORT" >"$TRAFFIC_TMP/qperf.server" 2>&1 &
 	QPERF_PID=$!
-	wait_for 30 tcp_listening "$PAIR_NS2" "$QPERF_PORT" || { echo "qperf's server does not listen"; return 1; }
+	wait_for 30 tcp_listening "$PAIR_NS2" "$QPERF_PORT" "$QPERF_PID" || { echo "qperf's server does not listen"; return 1; }
 }
 qperf_stop() {
 	[ -n "$QPERF_PID" ] || return 0

@@ -241,7 +241,7 @@ xfer_start() {
 	ip netns exec "$PAIR_NS2" timeout -k 5 130 "$xfer" -t 120 -d "$DEV2" -g "$GID2" \
 		-p "$port" >"$XF_OUT.server" 2>&1 &
 	XF_SRV=$!
-	wait_for 30 tcp_listening "$PAIR_NS2" "$port" || echo "# $1: the server does not listen"
+	wait_for 30 tcp_listening "$PAIR_NS2" "$port" "$XF_SRV" || echo "# $1: the server does not listen"
 	ip netns exec "$PAIR_NS1" timeout -k 5 130 "$xfer" -t 120 -d "$DEV1" -g "$GID1" \
 		-p "$port" -b $bytes -s 7 -T 14 "$PAIR_IP2" >"$XF_OUT.client" 2>&1 &
 	XF_CLI=$!
